@@ -1,0 +1,3 @@
+"""Tokenizer Explorer: see byte-level BPE tokenization."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,293 @@
+"""Encoding and decoding with a list of learned merges.
+
+Encoding replays history: inside each chunk, apply the pair that was merged earliest in
+training, and repeat until no learned pair remains. Results are cached per chunk, because
+most chunks repeat ("the" occurs a million times), which makes pure Python fast enough.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import regex
+
+from explorer.core.errors import ExplorerError, SpecialTokenError
+from explorer.core.pretokenize import Pretokenizer
+from explorer.core.utf8 import char_offsets
+
+SpecialMode = Literal["allowed", "disallowed", "plain"]
+SPECIAL_MODES: tuple[SpecialMode, ...] = ("disallowed", "allowed", "plain")
+_LONG_CHUNK = 48  # bytes; longer chunks use the heap-based merge loop
+_CACHE_LIMIT = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token of an encoded text, with where it came from.
+
+    `start`/`end` are the characters the token touches; when a token holds only part of a
+    character, `cuts_start` or `cuts_end` says so (two tokens then share that character).
+    """
+
+    id: int
+    bytes: bytes
+    start: int
+    end: int
+    byte_start: int
+    byte_end: int
+    special: bool = False
+    cuts_start: bool = False  # begins in the middle of a character
+    cuts_end: bool = False  # ends before its last character is complete
+
+
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    """One step of encoding a chunk: `left`+`right` -> `new_id` (merge `rank`) at `positions`."""
+
+    rank: int
+    left: int
+    right: int
+    new_id: int
+    positions: tuple[int, ...]
+    ids: tuple[int, ...]  # the chunk's ids after this step
+
+
+class SpecialTokens:
+    """Finds special-token strings in text and applies a special-token mode."""
+
+    def __init__(self, tokens: dict[str, int]) -> None:
+        self.tokens = dict(tokens)
+        longest_first = sorted(self.tokens, key=len, reverse=True)
+        self._regex = regex.compile("|".join(map(regex.escape, longest_first))) if tokens else None
+
+    def find(self, text: str) -> list[tuple[int, int, str]]:
+        """Every (start, end, token) occurrence in `text`."""
+        if self._regex is None:
+            return []
+        return [(m.start(), m.end(), m.group()) for m in self._regex.finditer(text)]
+
+    def segments(self, text: str, mode: SpecialMode) -> Iterator[tuple[int, str, int | None]]:
+        """Yield (start, text, special id or None): ordinary text between control tokens."""
+        if mode not in SPECIAL_MODES:
+            raise ExplorerError(f"unknown special-token mode {mode!r}; use one of {', '.join(SPECIAL_MODES)}")
+        found = [] if mode == "plain" else self.find(text)
+        if found and mode == "disallowed":
+            start, _, token = found[0]
+            raise SpecialTokenError(token, start)
+        position = 0
+        for start, end, token in found:
+            if start > position:
+                yield position, text[position:start], None
+            yield start, token, self.tokens[token]
+            position = end
+        if position < len(text) or not text:
+            yield position, text[position:], None
+
+
+class BPE:
+    """A byte-level BPE tokenizer: pattern, ordered merges and special tokens.
+
+    Ids 0-255 are the bytes; merge number k creates id 256 + k (unless its bytes already
+    exist, which Hugging Face's trainer allows); special tokens come after the merges.
+    """
+
+    def __init__(
+        self,
+        merges: Iterable[tuple[int, int, int]],
+        pattern: str = "cl100k",
+        special_tokens: dict[str, int] | None = None,
+        name: str = "bpe",
+        counts: Sequence[int] | None = None,
+        metadata: dict[str, object] | None = None,
+    ) -> None:
+        self.name = name
+        self.metadata = dict(metadata or {})
+        self.pretokenizer = Pretokenizer(pattern)
+        self.vocab: list[bytes] = [bytes([b]) for b in range(256)]
+        self.merges: list[tuple[int, int, int]] = []
+        self.ranks: dict[tuple[int, int], int] = {}
+        self.merged: dict[tuple[int, int], int] = {}
+        for left, right, new_id in merges:
+            self._add_merge(left, right, new_id)
+        self.counts = list(counts) if counts is not None else None  # training count of each merge
+        self.special = SpecialTokens(special_tokens or {})
+        for token, token_id in sorted(self.special.tokens.items(), key=lambda item: item[1]):
+            self._set_bytes(token_id, token.encode("utf-8"))
+        self._cache: dict[str, tuple[int, ...]] = {}
+
+    def _set_bytes(self, token_id: int, data: bytes) -> None:
+        while len(self.vocab) <= token_id:
+            self.vocab.append(b"")
+        self.vocab[token_id] = data
+
+    def _add_merge(self, left: int, right: int, new_id: int) -> None:
+        if max(left, right) >= len(self.vocab) or not self.vocab[left] or not self.vocab[right]:
+            raise ExplorerError(f"merge {len(self.merges)} uses token {max(left, right)} before it exists")
+        if (left, right) in self.ranks:
+            return  # a repeated pair never applies twice
+        self.ranks[left, right] = len(self.merges)
+        self.merged[left, right] = new_id
+        self.merges.append((left, right, new_id))
+        self._set_bytes(new_id, self.vocab[left] + self.vocab[right])
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    @property
+    def pattern(self) -> str:
+        return self.pretokenizer.regex
+
+    # Encoding
+
+    def encode(self, text: str, special: SpecialMode = "disallowed") -> list[int]:
+        """Token ids of `text`.
+
+        >>> BPE([(97, 116, 256)], "gpt2").encode("cat")
+        [99, 256]
+        """
+        out: list[int] = []
+        cache, pieces = self._cache, self.pretokenizer.pieces
+        for _, segment, special_id in self.special.segments(text, special):
+            if special_id is not None:
+                out.append(special_id)
+                continue
+            for piece in pieces(segment):
+                ids = cache.get(piece)
+                if ids is None:
+                    ids = self.encode_chunk(piece)
+                out += ids
+        return out
+
+    def encode_chunk(self, chunk: str) -> tuple[int, ...]:
+        """The ids of one pre-tokenized chunk (cached)."""
+        ids = self._cache.get(chunk)
+        if ids is None:
+            ids = tuple(self.encode_bytes(chunk.encode("utf-8")))
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[chunk] = ids
+        return ids
+
+    def encode_bytes(self, data: bytes) -> list[int]:
+        """Apply merges to raw bytes, earliest-learned pair first."""
+        ids = list(data)
+        if len(ids) > _LONG_CHUNK:
+            return self._merge_long(ids)
+        ranks, merged = self.ranks, self.merged
+        while len(ids) >= 2:
+            pair = min(zip(ids, ids[1:]), key=lambda p: ranks.get(p, 1 << 62))
+            if pair not in ranks:
+                break
+            ids = _replace_pair(ids, pair, merged[pair])
+        return ids
+
+    def _merge_long(self, ids: list[int]) -> list[int]:
+        """The same merges in O(n log n) with a linked list and a heap, for long chunks."""
+        ranks, merged = self.ranks, self.merged
+        n = len(ids)
+        nxt = list(range(1, n + 1))
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        heap = [(ranks[p], i) for i, p in enumerate(zip(ids, ids[1:])) if p in ranks]
+        heapq.heapify(heap)
+        while heap:
+            rank, i = heapq.heappop(heap)
+            j = nxt[i]
+            if not alive[i] or j >= n or ranks.get((ids[i], ids[j])) != rank:
+                continue  # stale: one side was merged since this entry was pushed
+            ids[i] = merged[ids[i], ids[j]]
+            alive[j] = False
+            nxt[i] = nxt[j]
+            if nxt[i] < n:
+                prv[nxt[i]] = i
+            if prv[i] >= 0 and (r := ranks.get((ids[prv[i]], ids[i]))) is not None:
+                heapq.heappush(heap, (r, prv[i]))
+            if nxt[i] < n and (r := ranks.get((ids[i], ids[nxt[i]]))) is not None:
+                heapq.heappush(heap, (r, i))
+        return [ids[i] for i in range(n) if alive[i]]
+
+    def encode_tokens(self, text: str, special: SpecialMode = "disallowed") -> list[Token]:
+        """Tokens with ids, bytes and character spans (for views that colour text)."""
+        tokens: list[Token] = []
+        byte_position = 0
+        for start, segment, special_id in self.special.segments(text, special):
+            if special_id is not None:
+                data = segment.encode("utf-8")
+                tokens.append(Token(special_id, data, start, start + len(segment), byte_position,
+                                    byte_position + len(data), special=True))
+                byte_position += len(data)
+                continue
+            char_position = start
+            for piece in self.pretokenizer.pieces(segment):
+                ids = self.encode_chunk(piece)
+                offsets = char_offsets(piece)
+                local = 0
+                for token_id in ids:
+                    data = self.vocab[token_id]
+                    first, last = local, local + len(data)
+                    cuts_start = offsets[first] == offsets[first - 1] if first else False
+                    cuts_end = offsets[last] == offsets[last - 1]
+                    tokens.append(Token(token_id, data, char_position + offsets[first],
+                                        char_position + offsets[last - 1] + 1, byte_position + first,
+                                        byte_position + last, False, cuts_start, cuts_end))
+                    local = last
+                char_position += len(piece)
+                byte_position += local
+        return tokens
+
+    def trace(self, chunk: str | bytes) -> list[TraceStep]:
+        """The merges applied to one chunk, in order, for step-through views."""
+        ids = list(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+        steps: list[TraceStep] = []
+        while len(ids) >= 2:
+            pair = min(zip(ids, ids[1:]), key=lambda p: self.ranks.get(p, 1 << 62))
+            if pair not in self.ranks:
+                break
+            positions = tuple(_pair_positions(ids, pair))
+            ids = _replace_pair(ids, pair, self.merged[pair])
+            steps.append(TraceStep(self.ranks[pair], pair[0], pair[1], self.merged[pair], positions, tuple(ids)))
+        return steps
+
+    # Decoding
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        vocab = self.vocab
+        try:
+            return b"".join([vocab[i] for i in ids])
+        except (IndexError, TypeError):
+            bad = next(i for i in ids if not isinstance(i, int) or not 0 <= i < len(vocab))
+            raise ExplorerError(f"unknown token id {bad}: this tokenizer has ids 0 to {len(vocab) - 1}") from None
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Join the tokens' bytes, then decode once, with U+FFFD for invalid UTF-8."""
+        return self.decode_bytes(list(ids)).decode("utf-8", errors="replace")
+
+
+def _pair_positions(ids: Sequence[int], pair: tuple[int, int]) -> Iterator[int]:
+    """Where `pair` would be merged, left to right without overlaps (positions in `ids`)."""
+    i = 0
+    while i < len(ids) - 1:
+        if ids[i] == pair[0] and ids[i + 1] == pair[1]:
+            yield i
+            i += 2
+        else:
+            i += 1
+
+
+def _replace_pair(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
+    """Replace every occurrence of `pair` with `new_id`, left to right (so `aaa` -> `[aa, a]`)."""
+    out: list[int] = []
+    i, n = 0, len(ids)
+    left, right = pair
+    while i < n:
+        if i + 1 < n and ids[i] == left and ids[i + 1] == right:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out

@@ -1,0 +1,1 @@
+"""Tokenizer file formats: our own JSON, Hugging Face tokenizer.json, .tiktoken, minbpe."""

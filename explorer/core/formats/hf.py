@@ -1,0 +1,56 @@
+"""Export to a Hugging Face `tokenizer.json` that `tokenizers` loads and encodes identically.
+
+The model is BPE over GPT-2's byte characters, behind `Split(pattern, "isolated")` and
+`ByteLevel(use_regex=False)`: the same pipeline our trainer matches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from explorer.core.bpe import BPE
+from explorer.core.bytelevel import to_chars
+from explorer.core.files import write_atomic
+from explorer.core.pretokenize import NONE, hf_compatible
+
+
+def to_document(tokenizer: BPE) -> dict[str, Any]:
+    specials = tokenizer.special.tokens
+    special_ids = set(specials.values())
+    vocab = {to_chars(data): token_id for token_id, data in enumerate(tokenizer.vocab)
+             if token_id not in special_ids and data}
+    vocab.update(specials)
+    merges = [f"{to_chars(tokenizer.vocab[left])} {to_chars(tokenizer.vocab[right])}"
+              for left, right, _ in tokenizer.merges]
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+    if tokenizer.pattern == NONE:
+        pre_tokenizer: dict[str, Any] = byte_level
+    else:
+        split = {"type": "Split", "pattern": {"Regex": hf_compatible(tokenizer.pattern)},
+                 "behavior": "Isolated", "invert": False}
+        pre_tokenizer = {"type": "Sequence", "pretokenizers": [split, byte_level]}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {"id": token_id, "content": token, "single_word": False, "lstrip": False, "rstrip": False,
+             "normalized": False, "special": True}
+            for token, token_id in sorted(specials.items(), key=lambda item: item[1])
+        ],
+        "normalizer": None,
+        "pre_tokenizer": pre_tokenizer,
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+        "model": {
+            "type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+            "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+            "vocab": vocab, "merges": merges,
+        },
+    }
+
+
+def export(tokenizer: BPE, path: str | os.PathLike[str]) -> None:
+    write_atomic(path, json.dumps(to_document(tokenizer), ensure_ascii=False, indent=1))

@@ -1,0 +1,81 @@
+"""The project's own tokenizer file: JSON with pattern, special tokens and merges with counts.
+
+    {"format": "tokenizer-explorer", "version": 1, "name": ..., "pattern": {"name", "regex"},
+     "special_tokens": {token: id}, "merges": [[left, right, new_id, count], ...], "metadata": {...}}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from explorer.core.bpe import BPE
+from explorer.core.errors import ExplorerError, TokenizerFileError
+from explorer.core.files import read_text, write_atomic
+from explorer.core.train import Merge
+
+FORMAT = "tokenizer-explorer"
+VERSION = 1
+
+
+def from_merges(
+    merges: list[Merge], pattern: str, special_tokens: Iterable[str] = (), name: str = "trained",
+    metadata: dict[str, Any] | None = None,
+) -> BPE:
+    """A tokenizer from training records; special tokens get the ids after the last merge."""
+    next_id = max([255, *(m.new_id for m in merges)]) + 1
+    specials = {token: next_id + i for i, token in enumerate(dict.fromkeys(special_tokens))}
+    return BPE(((m.left, m.right, m.new_id) for m in merges), pattern, specials, name,
+               counts=[m.count for m in merges], metadata=metadata)
+
+
+def to_json(tokenizer: BPE) -> str:
+    counts = tokenizer.counts or [0] * len(tokenizer.merges)
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": tokenizer.name,
+        "pattern": {"name": tokenizer.pretokenizer.name, "regex": tokenizer.pattern},
+        "special_tokens": tokenizer.special.tokens,
+        "merges": [[left, right, new_id, count] for (left, right, new_id), count in zip(tokenizer.merges, counts)],
+        "metadata": tokenizer.metadata,
+    }
+    return json.dumps(document, ensure_ascii=False, indent=1)
+
+
+def save(tokenizer: BPE, path: str | os.PathLike[str]) -> None:
+    write_atomic(path, to_json(tokenizer))
+
+
+def is_own_format(document: object) -> bool:
+    return isinstance(document, dict) and document.get("format") == FORMAT
+
+
+def from_document(document: dict[str, Any], path: object = "<memory>") -> BPE:
+    """Build a tokenizer from a parsed file, with a clear error for every kind of damage."""
+    if document.get("version") != VERSION:
+        raise TokenizerFileError(path, f"unsupported format version {document.get('version')!r} (expected {VERSION})")
+    try:
+        pattern = document["pattern"]["regex"]
+        rows = document["merges"]
+        merges = [(int(r[0]), int(r[1]), int(r[2])) for r in rows]
+        counts = [int(r[3]) if len(r) > 3 else 0 for r in rows]
+        specials = {str(k): int(v) for k, v in document.get("special_tokens", {}).items()}
+        return BPE(merges, pattern, specials, str(document.get("name", "tokenizer")), counts,
+                   document.get("metadata") or {})
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise TokenizerFileError(path, f"damaged tokenizer file ({type(exc).__name__}: {exc})") from None
+    except ExplorerError as exc:
+        raise TokenizerFileError(path, str(exc)) from None
+
+
+def load(path: str | os.PathLike[str]) -> BPE:
+    try:
+        document = json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise TokenizerFileError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if not is_own_format(document):
+        raise TokenizerFileError(path, "not a tokenizer-explorer file (no \"format\": \"tokenizer-explorer\")")
+    return from_document(document, path)

@@ -1,0 +1,211 @@
+"""Byte-level BPE training, incremental and streaming.
+
+The structure follows Hugging Face tokenizers' `trainer.rs`, so the merges are identical to
+its `BpeTrainer` (same split pattern, all 256 bytes as the initial alphabet):
+
+1. count each distinct chunk once;
+2. turn chunks into byte ids and count adjacent pairs, remembering which chunks hold each pair;
+3. repeatedly pop the most frequent pair from a lazy heap, merge it only in the chunks that hold
+   it, and update the counts of the pairs around each merge.
+
+Ties are broken as Hugging Face does: the smaller pair of ids in its id space, where the 256
+byte characters are numbered in code-point order (see `bytelevel.hf_byte_order`).
+Training yields one `Merge` record per merge, so callers can stream, step, pause and cancel.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from explorer.core.bytelevel import hf_byte_order
+from explorer.core.errors import TrainingError
+from explorer.core.pretokenize import Pretokenizer
+
+BYTE_VOCAB = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """One learned merge: `left` + `right` -> `new_id`, seen `count` times."""
+
+    rank: int  # 0 for the first merge
+    left: int
+    right: int
+    new_id: int
+    token: bytes
+    count: int
+    total_tokens: int  # tokens in the whole training corpus after this merge
+
+
+@dataclass(frozen=True, slots=True)
+class CountProgress:
+    """Progress of the counting stage: texts and characters read, distinct chunks so far."""
+
+    texts: int
+    chars: int
+    distinct_chunks: int
+
+
+def check_vocab_size(vocab_size: int, special_tokens: Iterable[str] = ()) -> None:
+    """Refuse a vocabulary that cannot even hold the 256 bytes and the special tokens."""
+    specials = len(set(special_tokens))
+    minimum = BYTE_VOCAB + specials
+    if vocab_size < minimum:
+        also = f" plus {specials} special token{'s' if specials > 1 else ''}" if specials else ""
+        raise TrainingError(
+            f"vocabulary size {vocab_size} is too small: byte-level BPE needs the 256 byte values{also},"
+            f" so choose at least {minimum} (more to learn merges)"
+        )
+
+
+class BpeTrainer:
+    """Counts chunks from texts, then learns merges one at a time.
+
+    >>> trainer = BpeTrainer(vocab_size=259, pattern="none")
+    >>> trainer.add_text("aaabdaaabac")
+    >>> [m.token for m in trainer.merges()]
+    [b'aa', b'ab', b'aaab']
+    """
+
+    def __init__(self, vocab_size: int, pattern: str = "cl100k", special_tokens: Iterable[str] = ()) -> None:
+        self.special_tokens = list(dict.fromkeys(special_tokens))
+        check_vocab_size(vocab_size, self.special_tokens)
+        self.vocab_size = vocab_size
+        self.pretokenizer = Pretokenizer(pattern)
+        self.chunk_counts: Counter[str] = Counter()
+        self.texts = 0
+        self.chars = 0
+
+    # Stage 1: count each distinct chunk once.
+
+    def add_text(self, text: str) -> None:
+        self.chunk_counts.update(self.pretokenizer.pieces(text))
+        self.texts += 1
+        self.chars += len(text)
+
+    def add_texts(self, texts: Iterable[str], every: int = 1 << 20) -> Iterator[CountProgress]:
+        """Count the chunks of `texts`, yielding progress about every `every` characters."""
+        pieces, update = self.pretokenizer.pieces, self.chunk_counts.update
+        next_report = self.chars + every
+        for text in texts:
+            update(pieces(text))
+            self.texts += 1
+            self.chars += len(text)
+            if self.chars >= next_report:
+                next_report = self.chars + every
+                yield CountProgress(self.texts, self.chars, len(self.chunk_counts))
+        yield CountProgress(self.texts, self.chars, len(self.chunk_counts))
+
+    # Stages 2 and 3: pair counts, then merges.
+
+    def merges(self) -> Iterator[Merge]:
+        """Learn merges until the vocabulary is full or no pair occurs twice... or at all."""
+        if not self.chunk_counts:
+            raise TrainingError("the corpus is empty: add some text before training")
+        words = [list(chunk.encode("utf-8")) for chunk in self.chunk_counts]
+        counts = list(self.chunk_counts.values())
+        vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
+        yield from _learn_merges(words, counts, vocab, self.vocab_size - len(self.special_tokens))
+
+
+_SHIFT = 21  # a pair (left, right) is the int left << _SHIFT | right: cheaper to hash than a tuple
+_MASK = (1 << _SHIFT) - 1
+
+
+def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes], target: int) -> Iterator[Merge]:
+    """The merge loop over distinct chunks `words` occurring `counts` times; grows `vocab` to `target`."""
+    # Tie-break keys: bytes in Hugging Face's code-point order, new tokens by id (always larger).
+    key = list(hf_byte_order())
+    id_of = {token: token_id for token_id, token in enumerate(vocab)}
+
+    pair_counts: defaultdict[int, int] = defaultdict(int)
+    where: defaultdict[int, set[int]] = defaultdict(set)
+    total_tokens = 0
+    for index, (word, count) in enumerate(zip(words, counts)):
+        total_tokens += len(word) * count
+        for left, right in zip(word, word[1:]):
+            pair = left << _SHIFT | right
+            pair_counts[pair] += count
+            where[pair].add(index)
+
+    # Each heap entry carries the chunks it will merge in, as in trainer.rs; a stale count
+    # is refreshed and pushed back when it reaches the top.
+    serial = itertools.count()
+    heap = [(-pair_counts[p], key[p >> _SHIFT], key[p & _MASK], next(serial), p, held) for p, held in where.items()]
+    heapq.heapify(heap)
+    del where
+
+    rank = 0
+    while len(vocab) < target and heap:
+        neg_count, key_left, key_right, _, pair, held = heapq.heappop(heap)
+        count = pair_counts[pair]
+        if -neg_count != count:
+            heapq.heappush(heap, (-count, key_left, key_right, next(serial), pair, held))
+            continue
+        if count < 1:
+            break
+        left, right = pair >> _SHIFT, pair & _MASK
+        token = vocab[left] + vocab[right]
+        new_id = id_of.get(token)
+        if new_id is None:  # the same bytes can be reached by two different pairs
+            new_id = len(vocab)
+            vocab.append(token)
+            id_of[token] = new_id
+            key.append(new_id)
+        new_high = new_id << _SHIFT
+
+        # Merge in place, left to right, updating neighbour pairs exactly as HF's `Word::merge`
+        # does. Inlined: this loop is where training spends its time.
+        new_pairs: defaultdict[int, set[int]] = defaultdict(set)
+        for index in held:
+            word = words[index]
+            remaining = word.count(left)
+            if not remaining:
+                continue
+            times = counts[index]
+            i = 0
+            while remaining > 0:
+                i = word.index(left, i)
+                remaining -= 1
+                if i + 1 < len(word) and word[i + 1] == right:
+                    if left == right:
+                        remaining -= 1
+                    if i > 0:
+                        before = word[i - 1] << _SHIFT
+                        pair_counts[before | left] -= times
+                        pair_counts[before | new_id] += times
+                        new_pairs[before | new_id].add(index)
+                    word[i : i + 2] = (new_id,)
+                    total_tokens -= times
+                    if i + 1 < len(word):
+                        after = word[i + 1]
+                        pair_counts[right << _SHIFT | after] -= times
+                        pair_counts[new_high | after] += times
+                        new_pairs[new_high | after].add(index)
+                i += 1
+        for new_pair, chunks in new_pairs.items():
+            new_count = pair_counts[new_pair]
+            if new_count > 0:
+                entry = (-new_count, key[new_pair >> _SHIFT], key[new_pair & _MASK], next(serial), new_pair, chunks)
+                heapq.heappush(heap, entry)
+
+        yield Merge(rank, left, right, new_id, token, count, total_tokens)
+        rank += 1
+
+
+def train(
+    texts: Iterable[str], vocab_size: int, pattern: str = "cl100k", special_tokens: Iterable[str] = ()
+) -> Iterator[Merge]:
+    """Count `texts`, then yield merges: the short way when no counting progress is needed.
+
+    >>> [m.token for m in train(["the cat sat on the mat"], 257, pattern="gpt2")]
+    [b'at']
+    """
+    trainer = BpeTrainer(vocab_size, pattern, special_tokens)
+    for _ in trainer.add_texts(texts):
+        pass
+    return trainer.merges()

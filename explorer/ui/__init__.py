@@ -1,0 +1,1 @@
+"""The Qt layer: one package or module per pane, over the core."""

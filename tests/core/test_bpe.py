@@ -1,0 +1,135 @@
+"""Encoding and decoding: spans, special-token modes, streaming, and round trips."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer.core.bpe import BPE
+from explorer.core.errors import ExplorerError, SpecialTokenError
+from explorer.core.formats.own import from_merges
+from explorer.core.pretokenize import NAMED_PATTERNS
+from explorer.core.train import train
+from explorer.core.utf8 import stream_decode
+from tests.conftest import HARD_CASES, corpus_lines
+
+SPECIALS = ["<|endoftext|>", "<|fim|>"]
+
+
+@cache
+def trained(pattern: str = "cl100k") -> BPE:
+    lines = corpus_lines("multi-1mb.txt", 150_000) + corpus_lines("prose-1mb.txt", 150_000)
+    return from_merges(list(train(lines, 1500, pattern, SPECIALS)), pattern, SPECIALS)
+
+
+def test_encode_replays_merges_in_learned_order() -> None:
+    # 'de' + 'l' can only apply after 'd' + 'e' exists (seed 004's point).
+    tokenizer = BPE([(100, 101, 256), (256, 108, 257), (108, 101, 258)], "none")
+    assert tokenizer.encode("del") == [257]
+    assert tokenizer.encode("dele") == [257, 101]
+    assert tokenizer.encode("ledel") == [258, 257]  # (d,e) and (de,l) come before (l,e)
+
+
+def test_overlapping_pairs_merge_left_to_right() -> None:
+    tokenizer = BPE([(97, 97, 256)], "none")
+    assert tokenizer.encode("aaa") == [256, 97]
+    assert tokenizer.encode("aaaa") == [256, 256]
+
+
+def test_long_chunks_use_the_same_merges() -> None:
+    tokenizer = trained()
+    for text in [" " * 5000, "a" * 3001, "ab" * 2000, "नमस्ते" * 200]:
+        pieces = tokenizer.pretokenizer.pieces(text)
+        for piece in pieces:
+            data = piece.encode()
+            from explorer.core.bpe import _replace_pair
+
+            ids = list(data)
+            while len(ids) >= 2:  # the textbook loop, as the reference
+                pair = min(zip(ids, ids[1:]), key=lambda p: tokenizer.ranks.get(p, 1 << 62))
+                if pair not in tokenizer.ranks:
+                    break
+                ids = _replace_pair(ids, pair, tokenizer.merged[pair])
+            assert tokenizer.encode_bytes(data) == ids
+
+
+def test_tokens_carry_spans_and_cut_characters() -> None:
+    tokenizer = BPE([], "gpt2")
+    tokens = tokenizer.encode_tokens("न a")
+    assert [t.bytes for t in tokens[:3]] == [b"\xe0", b"\xa4", b"\xa8"]
+    assert [(t.start, t.end) for t in tokens] == [(0, 1), (0, 1), (0, 1), (1, 2), (2, 3)]
+    assert [(t.cuts_start, t.cuts_end) for t in tokens[:3]] == [(False, True), (True, True), (True, False)]
+    assert not tokens[3].cuts_start and not tokens[3].cuts_end
+    assert [t.byte_start for t in tokens] == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("text", HARD_CASES)
+def test_token_spans_cover_the_text(text: str) -> None:
+    tokenizer = trained()
+    tokens = tokenizer.encode_tokens(text)
+    assert [t.id for t in tokens] == tokenizer.encode(text)
+    assert b"".join(t.bytes for t in tokens) == text.encode()
+    for token in tokens:
+        covered = text[token.start:token.end].encode()
+        assert token.bytes in covered or covered in token.bytes or token.cuts_start or token.cuts_end
+
+
+def test_special_token_modes() -> None:
+    tokenizer = trained()
+    text = "end<|endoftext|>start"
+    with pytest.raises(SpecialTokenError) as caught:
+        tokenizer.encode(text)
+    assert caught.value.position == 3 and caught.value.token == "<|endoftext|>"
+    allowed = tokenizer.encode(text, special="allowed")
+    assert tokenizer.special.tokens["<|endoftext|>"] in allowed
+    plain = tokenizer.encode(text, special="plain")
+    assert tokenizer.special.tokens["<|endoftext|>"] not in plain
+    assert tokenizer.decode(plain) == tokenizer.decode(allowed) == text
+    tokens = tokenizer.encode_tokens(text, special="allowed")
+    special = [t for t in tokens if t.special]
+    assert len(special) == 1 and (special[0].start, special[0].end) == (3, 16)
+    with pytest.raises(ExplorerError, match="mode"):
+        tokenizer.encode(text, special="sometimes")  # type: ignore[arg-type]
+
+
+def test_decode_replaces_invalid_utf8_and_rejects_unknown_ids() -> None:
+    tokenizer = BPE([], "gpt2")
+    assert tokenizer.decode([0xE0, 0xA4]) == "\ufffd"
+    assert tokenizer.decode([0xE0, 0xA4, 0xA8]) == "न"
+    with pytest.raises(ExplorerError, match="unknown token id 999"):
+        tokenizer.decode([65, 999])
+
+
+def test_streaming_decoder_holds_back_partial_characters() -> None:
+    steps = list(stream_decode([b"\xe0\xa4", b"\xa8", b" \xf0\x9f", b"\x91\x8b"]))
+    assert [s.naive for s in steps] == ["\ufffd", "\ufffd", " \ufffd", "\ufffd\ufffd"]  # two stray continuations
+    assert [s.emitted for s in steps] == ["", "न", " ", "👋"]
+    assert [s.pending for s in steps] == [b"\xe0\xa4", b"", b"\xf0\x9f", b""]
+
+
+def test_trace_steps_end_in_the_encoding() -> None:
+    tokenizer = trained()
+    steps = tokenizer.trace(" tokenization")
+    assert steps, "a common word needs merges"
+    assert [s.rank for s in steps] == sorted(s.rank for s in steps)
+    assert list(steps[-1].ids) == tokenizer.encode(" tokenization")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(), pattern=st.sampled_from(list(NAMED_PATTERNS)))
+def test_round_trip_arbitrary_unicode(text: str, pattern: str) -> None:
+    tokenizer = trained("cl100k") if pattern == "cl100k" else BPE(trained().merges, pattern)
+    assert tokenizer.decode(tokenizer.encode(text, special="plain")) == text
+    tokens = tokenizer.encode_tokens(text, special="plain")
+    assert "".join(s.emitted for s in stream_decode(t.bytes for t in tokens)) == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab <|endoftext|>fim\n🎂न")))
+def test_round_trip_with_special_strings(text: str) -> None:
+    tokenizer = trained()
+    for mode in ("allowed", "plain"):
+        assert tokenizer.decode(tokenizer.encode(text, special=mode)) == text  # type: ignore[arg-type]

@@ -1,0 +1,106 @@
+"""The command line, run as a user would: a subprocess, exit codes, stdout and stderr."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tokenizers import Tokenizer
+
+from tests.conftest import corpus_lines
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True,
+                          input=stdin, encoding="utf-8", timeout=300)
+
+
+@pytest.fixture(scope="module")
+def tokenizer_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("corpus")
+    (folder / "a.txt").write_text("".join(corpus_lines("prose-1mb.txt", 200_000)), encoding="utf-8")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "b.txt").write_text("".join(corpus_lines("multi-1mb.txt", 100_000)), encoding="utf-8")
+    (folder / "image.bin").write_bytes(b"\x89PNG\x00\x00binary")
+    out = folder / "tok.json"
+    result = run("train", "--vocab-size", "800", "--special", "<|endoftext|>", "--out", str(out), str(folder))
+    assert result.returncode == 0, result.stderr
+    assert "%" in result.stderr and "saved" in result.stderr  # the progress bar and the summary
+    assert "binary file, skipped" in result.stderr
+    return out
+
+
+def test_encode_plain_json_and_stdin(tokenizer_file: Path) -> None:
+    plain = run("encode", "--tokenizer", str(tokenizer_file), "--text", "Hello नमस्ते")
+    ids = [int(x) for x in plain.stdout.split()]
+    document = json.loads(run("encode", "--tokenizer", str(tokenizer_file), "--text", "Hello नमस्ते", "--json").stdout)
+    assert document["ids"] == ids
+    first = document["tokens"][0]
+    assert set(first) == {"id", "bytes", "text", "start", "end"}
+    assert bytes.fromhex("".join(t["bytes"] for t in document["tokens"])) == "Hello नमस्ते".encode()
+    piped = run("encode", "--tokenizer", str(tokenizer_file), stdin="Hello नमस्ते")
+    assert piped.stdout.split() == plain.stdout.split()
+    decoded = run("decode", "--tokenizer", str(tokenizer_file), *map(str, ids))
+    assert decoded.stdout == "Hello नमस्ते\n"
+
+
+def test_special_tokens_on_the_command_line(tokenizer_file: Path) -> None:
+    refused = run("encode", "--tokenizer", str(tokenizer_file), "--text", "a<|endoftext|>")
+    assert refused.returncode == 1 and "special token" in refused.stderr and "Traceback" not in refused.stderr
+    allowed = run("encode", "--tokenizer", str(tokenizer_file), "--text", "a<|endoftext|>", "--special", "allowed")
+    assert allowed.stdout.split()[-1] == "799"
+
+
+def test_export_hf_matches(tokenizer_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "tokenizer.json"
+    assert run("export", "--tokenizer", str(tokenizer_file), "--format", "hf", "--out", str(out)).returncode == 0
+    text = "The quick brown fox, नमस्ते 안녕 🎂"
+    ours = run("encode", "--tokenizer", str(tokenizer_file), "--text", text).stdout.split()
+    assert Tokenizer.from_file(str(out)).encode(text).ids == [int(x) for x in ours]
+
+
+def test_chunks_command() -> None:
+    document = json.loads(run("chunks", "--pattern", "gpt2", "--text", "I'm 42", "--json").stdout)
+    assert [c["text"] for c in document["chunks"]] == ["I", "'m", " 42"]
+    assert document["chunks"][1]["label"] == "contraction"
+    plain = run("chunks", "--pattern", r"\d", "--text", "a1").stdout.splitlines()
+    assert plain == ["0\t1\tgap (not matched)\t'a'", "1\t2\tmatch\t'1'"] or plain[0].endswith("'a'")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("encode", "--tokenizer", "/no/such/file.json", "--text", "x"), "no such file"),
+        (("chunks", "--pattern", "(unclosed", "--text", "x"), "invalid pattern at position"),
+        (("train", "--vocab-size", "100", "--out", "/tmp/x.json", "/no/such/corpus"), "no such file or folder"),
+        (("decode", "--tokenizer", "/no/such/file.json", "1"), "no such file"),
+    ],
+)
+def test_errors_are_one_line(args: tuple[str, ...], message: str) -> None:
+    result = run(*args)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_vocab_too_small_message(tmp_path: Path) -> None:
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hello\n", encoding="utf-8")
+    result = run("train", "--vocab-size", "200", "--out", str(tmp_path / "t.json"), str(corpus))
+    assert result.returncode == 1 and "at least 256" in result.stderr
+
+
+def test_non_utf8_corpus_names_file_and_line(tmp_path: Path) -> None:
+    corpus = tmp_path / "latin1.txt"
+    corpus.write_bytes("ok\ncaf\xe9\n".encode("latin-1"))
+    result = run("train", "--vocab-size", "300", "--out", str(tmp_path / "t.json"), str(corpus))
+    assert result.returncode == 1 and "latin1.txt: line 2 is not valid UTF-8" in result.stderr
+
+
+def test_help_and_version() -> None:
+    for command in ("train", "encode", "decode", "chunks", "export"):
+        assert run(command, "--help").returncode == 0
+    assert run("--version").stdout.startswith("tokenizer-explorer ")

@@ -1,0 +1,69 @@
+"""Our tokenizer file and the Hugging Face export: round trips and clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tokenizers import Tokenizer
+
+from explorer.core.errors import TokenizerFileError
+from explorer.core.formats import hf, own
+from explorer.core.load import load_tokenizer
+from tests.conftest import HARD_CASES, corpus_lines
+from tests.core.test_bpe import trained
+
+
+def test_own_format_round_trip(tmp_path: Path) -> None:
+    tokenizer = trained()
+    path = tmp_path / "tok.json"
+    own.save(tokenizer, path)
+    loaded = own.load(path)
+    assert loaded.merges == tokenizer.merges
+    assert loaded.counts == tokenizer.counts and loaded.counts and loaded.counts[0] > 0
+    assert loaded.special.tokens == tokenizer.special.tokens
+    assert loaded.pattern == tokenizer.pattern
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["format"] == "tokenizer-explorer" and document["version"] == 1
+    assert not list(tmp_path.glob("*.tmp")), "atomic write leaves no temporary file"
+
+
+@pytest.mark.parametrize("pattern", ["cl100k", "gpt2", "o200k", "none"])
+def test_hf_export_encodes_identically(tmp_path: Path, pattern: str) -> None:
+    tokenizer = trained() if pattern == "cl100k" else type(trained())(trained().merges, pattern,
+                                                                        trained().special.tokens)
+    path = tmp_path / "tokenizer.json"
+    hf.export(tokenizer, path)
+    reference = Tokenizer.from_file(str(path))
+    texts = HARD_CASES + ["".join(corpus_lines("multi-1mb.txt", 60_000)), "x<|endoftext|>y <|fim|>"]
+    for text in texts:
+        ids = tokenizer.encode(text, special="allowed")
+        assert reference.encode(text).ids == ids, text[:40]
+        assert reference.decode(ids, skip_special_tokens=False) == text
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"{not json", "not valid JSON"),
+        (b'{"format": "tokenizer-explorer", "version": 99}', "version"),
+        (b'{"format": "tokenizer-explorer", "version": 1, "pattern": {"regex": "x"}, "merges": [[1]]}', "damaged"),
+        (b'{"format": "tokenizer-explorer", "version": 1, "pattern": {"regex": "("}, "merges": []}', "pattern"),
+        (b'{"format": "tokenizer-explorer", "version": 1, "pattern": {"regex": "x"}, "merges": [[300, 1, 256]]}',
+         "before it exists"),
+        (b"\xff\xfe\x00", "not UTF-8"),
+        (b'{"something": "else"}', "unsupported"),
+    ],
+)
+def test_bad_files_give_one_clear_error(tmp_path: Path, content: bytes, problem: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(TokenizerFileError, match=problem) as caught:
+        load_tokenizer(str(path))
+    assert str(path) in str(caught.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(TokenizerFileError, match="no such file"):
+        load_tokenizer(str(tmp_path / "nope.json"))

@@ -1,0 +1,102 @@
+"""Pre-tokenization: named patterns equal the real tokenizers', chunks cover all text."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer.core.errors import PatternError, PatternTimeoutError
+from explorer.core.pretokenize import GAP, NAMED_PATTERNS, Pretokenizer, split_alternatives
+from tests.conftest import HARD_CASES
+
+
+def test_gpt2_pattern_splits_like_the_seed() -> None:
+    pieces = Pretokenizer("gpt2").pieces("First Citizen:\nBefore we proceed any further, hear me")
+    assert pieces[:12] == ["First", " Citizen", ":", "\n", "Before", " we", " proceed", " any", " further", ",",
+                           " hear", " me"]
+
+
+def test_gpt2_vs_gpt4_on_contractions_and_numbers() -> None:
+    assert Pretokenizer("gpt2").pieces("HOW'S 123456") == ["HOW", "'", "S", " 123456"]
+    assert Pretokenizer("cl100k").pieces("HOW'S 123456") == ["HOW", "'S", " ", "123", "456"]
+    assert Pretokenizer("digits").pieces("In 1969") == ["In", " ", "1", "9", "6", "9"]
+
+
+def test_none_is_one_chunk() -> None:
+    assert Pretokenizer("none").pieces("a b\nc") == ["a b\nc"]
+
+
+def test_patterns_match_tiktoken() -> None:
+    import tiktoken_ext.openai_public as public
+
+    assert NAMED_PATTERNS["gpt2"] == public.r50k_pat_str
+    source = open(public.__file__, encoding="utf-8").read()
+    assert NAMED_PATTERNS["cl100k"] in source
+
+
+def test_chunks_carry_alternative_labels() -> None:
+    chunks = Pretokenizer("cl100k").chunks("I'm 42!  x\n")
+    labels = [(c.text, c.label) for c in chunks]
+    assert labels == [("I", "letters"), ("'m", "contraction"), (" ", "whitespace"), ("42", "digits"),
+                      ("!", "punctuation"), (" ", "spaces before a word"), (" x", "letters"), ("\n", "trailing whitespace")]
+    assert [c.start for c in chunks] == [0, 1, 3, 4, 6, 7, 8, 10]
+
+
+def test_custom_pattern_gaps_are_kept() -> None:
+    chunks = Pretokenizer(r"\d+").chunks("ab12cd345")
+    assert [(c.text, c.is_gap) for c in chunks] == [("ab", True), ("12", False), ("cd", True), ("345", False)]
+    assert chunks[0].alternative == GAP
+    assert Pretokenizer(r"\d+").pieces("ab12cd345") == ["ab", "12", "cd", "345"]
+
+
+def test_custom_pattern_with_groups_and_empty_matches() -> None:
+    pieces = Pretokenizer(r"(a)|b*").pieces("xaabx")
+    assert "".join(pieces) == "xaabx" and "" not in pieces
+
+
+def test_split_alternatives_respects_classes_and_groups() -> None:
+    flags, alternatives = split_alternatives(r"(?i)a(b|c)|[|\]]x|\|")
+    assert flags == "(?i)"
+    assert alternatives == ["a(b|c)", r"[|\]]x", r"\|"]
+
+
+def test_invalid_pattern_has_message_and_position() -> None:
+    with pytest.raises(PatternError) as caught:
+        Pretokenizer(r"abc(def")
+    assert caught.value.position == 7
+    assert "missing )" in caught.value.message
+
+
+def test_catastrophic_pattern_times_out() -> None:
+    pretokenizer = Pretokenizer(r"(a|a)+$")
+    start = time.monotonic()
+    with pytest.raises(PatternTimeoutError):
+        pretokenizer.pieces("a" * 40 + "!")
+    assert time.monotonic() - start < 30
+
+
+@pytest.mark.parametrize("name", list(NAMED_PATTERNS))
+@pytest.mark.parametrize("text", HARD_CASES)
+def test_named_patterns_cover_hard_cases(name: str, text: str) -> None:
+    pretokenizer = Pretokenizer(name)
+    assert "".join(pretokenizer.pieces(text)) == text
+    assert [c.text for c in pretokenizer.chunks(text)] == pretokenizer.pieces(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(), name=st.sampled_from([*NAMED_PATTERNS, r"\p{L}+", r"[aeiou]|\s"]))
+def test_chunks_always_join_back(text: str, name: str) -> None:
+    pretokenizer = Pretokenizer(name)
+    chunks = pretokenizer.chunks(text)
+    assert "".join(c.text for c in chunks) == text
+    assert all(text[c.start:c.end] == c.text for c in chunks)
+    assert "".join(pretokenizer.pieces(text)) == text
+
+
+def test_regex_module_is_used_for_unicode_classes() -> None:
+    assert regex.fullmatch(r"\p{L}+", "नमस्ते") is None  # combining marks are \p{M}, not letters
+    assert Pretokenizer("o200k").pieces("नमस्ते") == ["नमस्ते"]
