@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from explorer import __version__
-from explorer.core.bpe import SPECIAL_MODES, BPE
+from explorer.core.bpe import BPE
+from explorer.core.tokenizer import SPECIAL_MODES
 from explorer.core.corpus import CorpusFiles, expand_paths
 from explorer.core.errors import ExplorerError
 from explorer.core.formats import hf, own

@@ -8,39 +8,21 @@ most chunks repeat ("the" occurs a million times), which makes pure Python fast 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, repeat
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from functools import cached_property
 
 import regex
 
 from explorer.core.errors import ExplorerError, SpecialTokenError
+from explorer.core.merges import MergeForest
 from explorer.core.pretokenize import Pretokenizer
-from explorer.core.utf8 import char_offsets
+from explorer.core.tokenizer import SPECIAL_MODES, SpecialMode, Tokenizer
 
-SpecialMode = Literal["allowed", "disallowed", "plain"]
-SPECIAL_MODES: tuple[SpecialMode, ...] = ("disallowed", "allowed", "plain")
 _LONG_CHUNK = 48  # bytes; longer chunks use the heap-based merge loop
 _CACHE_LIMIT = 1 << 20
-
-
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One token of an encoded text, with where it came from.
-
-    `start`/`end` are the characters the token touches; when a token holds only part of a
-    character, `cuts_start` or `cuts_end` says so (two tokens then share that character).
-    """
-
-    id: int
-    bytes: bytes
-    start: int
-    end: int
-    byte_start: int
-    byte_end: int
-    special: bool = False
-    cuts_start: bool = False  # begins in the middle of a character
-    cuts_end: bool = False  # ends before its last character is complete
+_NEVER = 1 << 62  # the rank of a pair that was never merged
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +69,19 @@ class SpecialTokens:
             yield position, text[position:], None
 
 
-class BPE:
+class _ChunkCache(dict[str, tuple[int, ...]]):
+    """chunk -> ids; a missing chunk is encoded on first use, so lookups stay in C."""
+
+    def __init__(self, encode_bytes: Callable[[bytes], list[int]]) -> None:
+        super().__init__()
+        self._encode_bytes = encode_bytes
+
+    def __missing__(self, chunk: str) -> tuple[int, ...]:
+        ids = self[chunk] = tuple(self._encode_bytes(chunk.encode("utf-8")))
+        return ids
+
+
+class BPE(Tokenizer):
     """A byte-level BPE tokenizer: pattern, ordered merges and special tokens.
 
     Ids 0-255 are the bytes; merge number k creates id 256 + k (unless its bytes already
@@ -102,21 +96,24 @@ class BPE:
         name: str = "bpe",
         counts: Sequence[int] | None = None,
         metadata: dict[str, object] | None = None,
+        source: str = "",
     ) -> None:
         self.name = name
+        self.source = source
         self.metadata = dict(metadata or {})
-        self.pretokenizer = Pretokenizer(pattern)
+        self._pretokenizer = Pretokenizer(pattern)
         self.vocab: list[bytes] = [bytes([b]) for b in range(256)]
         self.merges: list[tuple[int, int, int]] = []
         self.ranks: dict[tuple[int, int], int] = {}
         self.merged: dict[tuple[int, int], int] = {}
+        self._merged_by_rank: list[int] = []
         for left, right, new_id in merges:
             self._add_merge(left, right, new_id)
         self.counts = list(counts) if counts is not None else None  # training count of each merge
         self.special = SpecialTokens(special_tokens or {})
         for token, token_id in sorted(self.special.tokens.items(), key=lambda item: item[1]):
             self._set_bytes(token_id, token.encode("utf-8"))
-        self._cache: dict[str, tuple[int, ...]] = {}
+        self._cache = _ChunkCache(self.encode_bytes)
 
     def _set_bytes(self, token_id: int, data: bytes) -> None:
         while len(self.vocab) <= token_id:
@@ -130,6 +127,7 @@ class BPE:
             return  # a repeated pair never applies twice
         self.ranks[left, right] = len(self.merges)
         self.merged[left, right] = new_id
+        self._merged_by_rank.append(new_id)
         self.merges.append((left, right, new_id))
         self._set_bytes(new_id, self.vocab[left] + self.vocab[right])
 
@@ -138,8 +136,25 @@ class BPE:
         return len(self.vocab)
 
     @property
+    def special_tokens(self) -> dict[str, int]:
+        return self.special.tokens
+
+    @property
+    def pretokenizer(self) -> Pretokenizer:
+        return self._pretokenizer
+
+    @property
     def pattern(self) -> str:
-        return self.pretokenizer.regex
+        return self._pretokenizer.regex
+
+    @cached_property
+    def forest(self) -> MergeForest:
+        return MergeForest(self.merges, self.vocab, self.counts)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        if not 0 <= token_id < len(self.vocab) or not self.vocab[token_id]:
+            raise ExplorerError(f"unknown token id {token_id}: this tokenizer has ids 0 to {len(self.vocab) - 1}")
+        return self.vocab[token_id]
 
     # Encoding
 
@@ -150,39 +165,46 @@ class BPE:
         [99, 256]
         """
         out: list[int] = []
-        cache, pieces = self._cache, self.pretokenizer.pieces
+        cache = self._cache
         for _, segment, special_id in self.special.segments(text, special):
             if special_id is not None:
                 out.append(special_id)
                 continue
-            for piece in pieces(segment):
-                ids = cache.get(piece)
-                if ids is None:
-                    ids = self.encode_chunk(piece)
-                out += ids
+            for pieces in self._pretokenizer.iter_pieces(segment):
+                if len(cache) > _CACHE_LIMIT:
+                    cache.clear()
+                out.extend(chain.from_iterable(map(cache.__getitem__, pieces)))
         return out
 
     def encode_chunk(self, chunk: str) -> tuple[int, ...]:
         """The ids of one pre-tokenized chunk (cached)."""
-        ids = self._cache.get(chunk)
-        if ids is None:
-            ids = tuple(self.encode_bytes(chunk.encode("utf-8")))
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[chunk] = ids
-        return ids
+        return self._cache[chunk]
 
     def encode_bytes(self, data: bytes) -> list[int]:
-        """Apply merges to raw bytes, earliest-learned pair first."""
+        """Apply merges to raw bytes, earliest-learned pair first (leftmost on a tie)."""
         ids = list(data)
         if len(ids) > _LONG_CHUNK:
             return self._merge_long(ids)
-        ranks, merged = self.ranks, self.merged
-        while len(ids) >= 2:
-            pair = min(zip(ids, ids[1:]), key=lambda p: ranks.get(p, 1 << 62))
-            if pair not in ranks:
+        if len(ids) == 1:
+            return ids
+        rank_of, merged_at = self.ranks.get, self._merged_by_rank
+        # Rank every adjacent pair once (a C-level pass), then merge the leftmost lowest-ranked
+        # pair and re-rank only its two neighbours. One merge at a time, leftmost first, gives
+        # the same result as merging all occurrences of a pair at once.
+        ranks = list(map(rank_of, zip(ids, ids[1:]), repeat(_NEVER)))
+        best = min(ranks)
+        while best != _NEVER:
+            i = ranks.index(best)
+            new_id = merged_at[best]
+            ids[i : i + 2] = (new_id,)
+            if len(ids) == 1:
                 break
-            ids = _replace_pair(ids, pair, merged[pair])
+            del ranks[i]
+            if i < len(ranks):
+                ranks[i] = rank_of((new_id, ids[i + 1]), _NEVER)
+            if i:
+                ranks[i - 1] = rank_of((ids[i - 1], new_id), _NEVER)
+            best = min(ranks)
         return ids
 
     def _merge_long(self, ids: list[int]) -> list[int]:
@@ -210,35 +232,6 @@ class BPE:
                 heapq.heappush(heap, (r, i))
         return [ids[i] for i in range(n) if alive[i]]
 
-    def encode_tokens(self, text: str, special: SpecialMode = "disallowed") -> list[Token]:
-        """Tokens with ids, bytes and character spans (for views that colour text)."""
-        tokens: list[Token] = []
-        byte_position = 0
-        for start, segment, special_id in self.special.segments(text, special):
-            if special_id is not None:
-                data = segment.encode("utf-8")
-                tokens.append(Token(special_id, data, start, start + len(segment), byte_position,
-                                    byte_position + len(data), special=True))
-                byte_position += len(data)
-                continue
-            char_position = start
-            for piece in self.pretokenizer.pieces(segment):
-                ids = self.encode_chunk(piece)
-                offsets = char_offsets(piece)
-                local = 0
-                for token_id in ids:
-                    data = self.vocab[token_id]
-                    first, last = local, local + len(data)
-                    cuts_start = offsets[first] == offsets[first - 1] if first else False
-                    cuts_end = offsets[last] == offsets[last - 1]
-                    tokens.append(Token(token_id, data, char_position + offsets[first],
-                                        char_position + offsets[last - 1] + 1, byte_position + first,
-                                        byte_position + last, False, cuts_start, cuts_end))
-                    local = last
-                char_position += len(piece)
-                byte_position += local
-        return tokens
-
     def trace(self, chunk: str | bytes) -> list[TraceStep]:
         """The merges applied to one chunk, in order, for step-through views."""
         ids = list(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
@@ -261,10 +254,6 @@ class BPE:
         except (IndexError, TypeError):
             bad = next(i for i in ids if not isinstance(i, int) or not 0 <= i < len(vocab))
             raise ExplorerError(f"unknown token id {bad}: this tokenizer has ids 0 to {len(vocab) - 1}") from None
-
-    def decode(self, ids: Iterable[int]) -> str:
-        """Join the tokens' bytes, then decode once, with U+FFFD for invalid UTF-8."""
-        return self.decode_bytes(list(ids)).decode("utf-8", errors="replace")
 
 
 def _pair_positions(ids: Sequence[int], pair: tuple[int, int]) -> Iterator[int]:

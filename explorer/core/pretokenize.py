@@ -7,8 +7,11 @@ alternative of the pattern matched it, and text a custom pattern does not match 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+
+import re
 
 import regex
 
@@ -59,6 +62,7 @@ PATTERN_DESCRIPTIONS: dict[str, str] = {
     "none": "no split: the whole text is one chunk",
 }
 GAP = -1
+BLOCK = 1 << 13  # characters per window for big texts: small enough that most are pure ASCII
 GAP_LABEL = "gap (not matched)"
 
 
@@ -165,13 +169,17 @@ class Pretokenizer:
     """
 
     def __init__(self, pattern: str = "cl100k") -> None:
-        self.name = pattern if pattern in NAMED_PATTERNS else "custom"
         self.regex = NAMED_PATTERNS.get(pattern, pattern)
+        self.name = next((name for name, known in NAMED_PATTERNS.items() if known == self.regex), "custom")
         if not self.regex:
             raise PatternError("the pattern is empty", self.regex, 0)
         self._compiled = compile_pattern(self.regex)
-        # Named patterns match every character and never match empty text, so their
-        # findall output needs no gap check; custom patterns are checked.
+        self._ascii: re.Pattern[str] | None = None
+        if self.name != "custom":
+            self._compiled = compile_pattern(_without_possessives(self.regex))
+            self._ascii = re.compile(_ascii_version(_without_possessives(self.regex)))
+        # Named patterns match every character, never match empty text and cannot backtrack
+        # catastrophically: they skip the gap check and the timeout, which halves their speed.
         self._trusted = self.name != "custom"
 
     def __repr__(self) -> str:
@@ -198,6 +206,10 @@ class Pretokenizer:
 
     def pieces(self, text: str) -> list[str]:
         """The chunk texts only, as fast as the regex engine allows (used by training and encoding)."""
+        if self._trusted:
+            if self._ascii is not None and text.isascii():
+                return self._ascii.findall(text)
+            return self._compiled.findall(text)
         try:
             if self._compiled.groups == 0:
                 pieces = self._compiled.findall(text, timeout=_timeout_for(text))
@@ -205,11 +217,28 @@ class Pretokenizer:
                 pieces = [m.group() for m in self._compiled.finditer(text, timeout=_timeout_for(text))]
         except TimeoutError:
             raise PatternTimeoutError(self.regex, _timeout_for(text)) from None
-        if self._trusted:
-            return pieces
         if "" in pieces or sum(map(len, pieces)) != len(text):
             return [chunk.text for chunk in self.chunks(text)]
         return pieces
+
+    def iter_pieces(self, text: str, block: int = BLOCK) -> Iterator[list[str]]:
+        """`pieces(text)` in lists covering about `block` characters each.
+
+        Each window's last two pieces may be cut by the window's end, so they are matched
+        again in the next window: the concatenation equals `pieces(text)` exactly. Small
+        windows keep memory flat and never hold the interpreter lock for long.
+        """
+        position, size, window = 0, len(text), block
+        while size - position > window:
+            pieces = self.pieces(text[position : position + window])
+            if len(pieces) <= 2:
+                window *= 2  # a chunk longer than the window (a long run of spaces): widen it
+                continue
+            del pieces[-2:]
+            position += sum(map(len, pieces))
+            window = block
+            yield pieces
+        yield self.pieces(text[position:])
 
     def chunks(self, text: str) -> list[Chunk]:
         """Every chunk with span and alternative; unmatched text becomes gap chunks."""
@@ -233,6 +262,53 @@ class Pretokenizer:
         if position < len(text):
             out.append(Chunk(text[position:], position, len(text), GAP, GAP_LABEL))
         return out
+
+
+def _without_possessives(pattern: str) -> str:
+    """The named patterns with plain quantifiers: the same chunks, about 25% faster in `regex`.
+
+    Safe for these patterns only: in each alternative the possessive part is followed by
+    nothing, or by a class disjoint from it, or (`\\s++$`) by an anchor that a shorter run of
+    whitespace cannot satisfy either, so backtracking never finds another match.
+    A property test checks the equivalence on arbitrary text.
+    """
+    return pattern.replace("++", "+").replace("?+", "?").replace("*+", "*").replace("{1,3}+", "{1,3}")
+
+
+# What each Unicode class means on ASCII text, for the `regex` module's tables.
+_ASCII_CLASSES = {
+    r"\p{L}": "a-zA-Z", r"\p{Lu}": "A-Z", r"\p{Ll}": "a-z", r"\p{Lt}": "", r"\p{Lm}": "", r"\p{Lo}": "",
+    r"\p{M}": "", r"\p{N}": "0-9", r"\s": r" \t\n\x0b\x0c\r",
+}
+
+
+def _ascii_version(pattern: str) -> str:
+    """A named pattern for pure-ASCII text, for the standard `re` module (about twice as fast).
+
+    `re` has no `\\p{..}` classes, so each becomes its ASCII members; `\\s` is spelled out
+    because `re` also counts U+001C-U+001F as space and `regex` does not. A property test
+    checks that both give the same chunks on every ASCII text.
+    """
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            token = pattern[i:pattern.index("}", i) + 1] if pattern[i + 1] == "p" else pattern[i:i + 2]
+            i += len(token)
+            if token == r"\S":
+                out.append("[^" + _ASCII_CLASSES[r"\s"] + "]")
+            elif token in _ASCII_CLASSES:
+                members = _ASCII_CLASSES[token]
+                out.append(members if in_class else f"[{members}]")
+            else:
+                out.append(token)
+            continue
+        if pattern[i] == "[" and not in_class:
+            in_class = True
+        elif pattern[i] == "]" and in_class:
+            in_class = False
+        out.append(pattern[i])
+        i += 1
+    return "".join(out)
 
 
 def hf_compatible(pattern: str) -> str:

@@ -100,3 +100,26 @@ def test_chunks_always_join_back(text: str, name: str) -> None:
 def test_regex_module_is_used_for_unicode_classes() -> None:
     assert regex.fullmatch(r"\p{L}+", "नमस्ते") is None  # combining marks are \p{M}, not letters
     assert Pretokenizer("o200k").pieces("नमस्ते") == ["नमस्ते"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("aZ9 \t\n\r'!.,é١€😀नx\u0301")) | st.text(),
+       name=st.sampled_from(["gpt2", "cl100k"]))
+def test_fast_named_patterns_equal_the_verbatim_ones(text: str, name: str) -> None:
+    verbatim = regex.compile(NAMED_PATTERNS[name]).findall(text)
+    assert Pretokenizer(name).pieces(text) == verbatim
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k", "digits", r"\w+|\s+|."])
+def test_iter_pieces_equals_pieces_on_big_text(name: str) -> None:
+    text = "".join(HARD_CASES) * 30 + "x" * 5000 + " " * 4000 + "\n\n  \n" * 300
+    pretokenizer = Pretokenizer(name)
+    blocks = list(pretokenizer.iter_pieces(text, block=1000))
+    assert len(blocks) > 5
+    assert [p for block in blocks for p in block] == pretokenizer.pieces(text)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127)), name=st.sampled_from(list(NAMED_PATTERNS)))
+def test_ascii_fast_path_equals_the_unicode_pattern(text: str, name: str) -> None:
+    assert Pretokenizer(name).pieces(text) == regex.compile(NAMED_PATTERNS[name]).findall(text)

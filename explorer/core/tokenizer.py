@@ -1,0 +1,140 @@
+"""The one tokenizer interface every view and command talks to, whatever the source.
+
+A loaded tokenizer (our own BPE, a tiktoken encoding, a Hugging Face tokenizer.json, a minbpe
+model) offers the same things: ids <-> bytes, encoding to tokens with spans in the three
+special-token modes, decoding, its pre-tokenizer if it has one, and for byte-level BPE the
+merge forest. Views a tokenizer cannot support are listed with the reason, in plain words.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from explorer.core.errors import ExplorerError
+from explorer.core.pretokenize import Chunk, Pretokenizer
+
+if TYPE_CHECKING:
+    from explorer.core.merges import MergeForest
+
+SpecialMode = Literal["allowed", "disallowed", "plain"]
+SPECIAL_MODES: tuple[SpecialMode, ...] = ("disallowed", "allowed", "plain")
+
+# Views that depend on what a tokenizer is; `Tokenizer.unsupported` maps them to a reason.
+VIEW_MERGES = "merges"
+VIEW_CHUNKS = "chunks"
+VIEW_BYTES = "bytes"
+
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token of an encoded text, with where it came from.
+
+    `start`/`end` are the characters the token touches; when a token holds only part of a
+    character, `cuts_start` or `cuts_end` says so (two tokens then share that character).
+    """
+
+    id: int
+    bytes: bytes
+    start: int
+    end: int
+    byte_start: int
+    byte_end: int
+    special: bool = False
+    cuts_start: bool = False  # begins in the middle of a character
+    cuts_end: bool = False  # ends before its last character is complete
+
+
+class UnsupportedView(ExplorerError):
+    """A view asked of a tokenizer that cannot provide it (a WordPiece model has no merges)."""
+
+
+class Tokenizer(ABC):
+    """What every pane needs from a tokenizer.
+
+    Subclasses set `name`, `source` (where it came from, for people) and `kind`
+    ("byte-level BPE", "WordPiece", ...).
+    """
+
+    name: str = "tokenizer"
+    source: str = ""
+    kind: str = "byte-level BPE"
+
+    @property
+    @abstractmethod
+    def vocab_size(self) -> int:
+        """One more than the largest id (ids may have holes, as in cl100k_base)."""
+
+    @property
+    @abstractmethod
+    def special_tokens(self) -> dict[str, int]: ...
+
+    @abstractmethod
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes a token stands for; raises ExplorerError for an id that does not exist."""
+
+    @abstractmethod
+    def encode(self, text: str, special: SpecialMode = "disallowed") -> list[int]: ...
+
+    @abstractmethod
+    def decode_bytes(self, ids: Iterable[int]) -> bytes: ...
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Join the tokens' bytes, then decode once, with U+FFFD for invalid UTF-8."""
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    def encode_tokens(self, text: str, special: SpecialMode = "disallowed") -> list[Token]:
+        """Tokens with ids, bytes and character spans (for views that colour text)."""
+        ids = self.encode(text, special)
+        specials = set(self.special_tokens.values()) if special == "allowed" else set()
+        return tokens_from_ids(ids, self.token_bytes, specials)
+
+    @property
+    def pretokenizer(self) -> Pretokenizer | None:
+        """The regex split before BPE, if this tokenizer has one we can run."""
+        return None
+
+    def chunks(self, text: str) -> list[Chunk]:
+        if self.pretokenizer is None:
+            raise UnsupportedView(self.unsupported.get(VIEW_CHUNKS, f"{self.name} has no pre-tokenizer pattern"))
+        return self.pretokenizer.chunks(text)
+
+    @property
+    def forest(self) -> MergeForest | None:
+        """The merge forest for byte-level BPE (may be built on first use); None otherwise."""
+        return None
+
+    @property
+    def unsupported(self) -> dict[str, str]:
+        """View name -> why this tokenizer cannot show it. Empty for byte-level BPE."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} ({self.kind}, {self.vocab_size:,} ids)>"
+
+
+def tokens_from_ids(ids: Sequence[int], token_bytes: object, special_ids: set[int] = frozenset()) -> list[Token]:  # type: ignore[assignment]
+    """Tokens with character spans, from ids whose bytes concatenate to the UTF-8 text.
+
+    A token that begins with a continuation byte starts inside the previous token's last
+    character; counting the character starts in each token (C-speed `translate`) gives spans
+    without decoding anything.
+    """
+    lookup = token_bytes  # a callable id -> bytes
+    datas = [lookup(i) for i in ids]  # type: ignore[operator]
+    tokens: list[Token] = []
+    chars = byte_position = 0
+    for index, (token_id, data) in enumerate(zip(ids, datas)):
+        cuts_start = bool(data) and 0x80 <= data[0] < 0xC0
+        start = chars - 1 if cuts_start else chars
+        chars += len(data.translate(None, _CONTINUATION))
+        following = datas[index + 1] if index + 1 < len(datas) else b""
+        cuts_end = bool(following) and 0x80 <= following[0] < 0xC0
+        tokens.append(Token(token_id, data, start, max(chars, start + 1) if data else start, byte_position,
+                            byte_position + len(data), token_id in special_ids, cuts_start, cuts_end))
+        byte_position += len(data)
+    return tokens

@@ -1,0 +1,174 @@
+"""Core speed against Hugging Face tokenizers and tiktoken, measured in one run.
+
+Training: ours vs HF `BpeTrainer` (one thread) on 10 MB prose, code and multilingual text at
+vocab 32768, each in its own process so time and peak memory are its own; merges must be equal.
+Encoding: 10 MB prose with the trained 32k tokenizer, vs tiktoken `cl100k_base` on the same text
+and vs `tokenizers` loading our exported tokenizer.json (ids must be equal).
+
+    RAYON_NUM_THREADS=1 python tests/benchmarks/bench_core.py --corpora ../corpora-build
+
+Targets (issue 2): training time ours/HF <= 1.0 on prose and code, <= 1.6 on multilingual, peak memory
+<= 1.5x HF's; encoding >= 0.5x tiktoken's speed and faster than tokenizers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+PATTERN = "cl100k"
+REPEAT = 3
+
+
+def _train_ours(corpus: str, vocab: int, out: str) -> dict[str, object]:
+    from explorer.core.corpus import CorpusFiles
+    from explorer.core.formats import own
+    from explorer.core.train import BpeTrainer
+
+    start = time.perf_counter()
+    trainer = BpeTrainer(vocab, PATTERN)
+    for _ in trainer.add_texts(CorpusFiles([Path(corpus)])):
+        pass
+    merges = list(trainer.merges())
+    seconds = time.perf_counter() - start
+    own.save(own.from_merges(merges, PATTERN), out)
+    return {"seconds": seconds, "merges": len(merges), "digest": _digest(m.token for m in merges)}
+
+
+def _train_hf(corpus: str, vocab: int, out: str) -> dict[str, object]:
+    from tests.hf_reference import hf_pipeline
+
+    from tokenizers import pre_tokenizers, trainers
+
+    from explorer.core.bytelevel import from_chars
+
+    tokenizer = hf_pipeline(PATTERN)
+    trainer = trainers.BpeTrainer(vocab_size=vocab, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    start = time.perf_counter()
+    tokenizer.train([corpus], trainer)
+    seconds = time.perf_counter() - start
+    merges = json.loads(tokenizer.to_str())["model"]["merges"]
+    pairs = [m.split(" ") if isinstance(m, str) else m for m in merges]
+    return {"seconds": seconds, "merges": len(pairs), "digest": _digest(from_chars(a) + from_chars(b) for a, b in pairs)}
+
+
+def _digest(tokens: object) -> str:
+    h = hashlib.sha256()
+    for token in tokens:  # type: ignore[attr-defined]
+        h.update(len(token).to_bytes(4, "little") + token)
+    return h.hexdigest()[:16]
+
+
+def _encode(tokenizer_file: str, corpus: str) -> dict[str, object]:
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+    from tokenizers import Tokenizer
+
+    from explorer.core.formats import hf, own
+    from explorer.core.pretokenize import CL100K
+
+    text = Path(corpus).read_text(encoding="utf-8")
+    results: dict[str, object] = {"mb": len(text.encode()) / 1e6}
+    results["ours"] = results["ours_warm"] = results["tiktoken"] = results["tokenizers"] = float("inf")
+    for _ in range(REPEAT):  # best of REPEAT: this machine's timings vary by tens of percent
+        ours = own.load(tokenizer_file)  # fresh: an empty chunk cache
+        start = time.perf_counter()
+        ids = ours.encode(text, special="plain")
+        results["ours"] = min(results["ours"], time.perf_counter() - start)  # type: ignore[type-var]
+        start = time.perf_counter()
+        ours.encode(text, special="plain")
+        results["ours_warm"] = min(results["ours_warm"], time.perf_counter() - start)  # type: ignore[type-var]
+
+    ranks = load_tiktoken_bpe(str(REPO / "resources" / "encodings" / "cl100k_base.tiktoken"))
+    encoding = tiktoken.Encoding("cl100k_base", pat_str=CL100K, mergeable_ranks=ranks, special_tokens={})
+    for _ in range(REPEAT):
+        start = time.perf_counter()
+        encoding.encode_ordinary(text)
+        results["tiktoken"] = min(results["tiktoken"], time.perf_counter() - start)  # type: ignore[type-var]
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "tokenizer.json"
+        hf.export(ours, path)
+        reference = Tokenizer.from_file(str(path))
+        for _ in range(REPEAT):
+            start = time.perf_counter()
+            hf_ids = reference.encode(text).ids
+            results["tokenizers"] = min(results["tokenizers"], time.perf_counter() - start)  # type: ignore[type-var]
+    results["identical"] = hf_ids == ids
+    results["tokens"] = len(ids)
+    return results
+
+
+JOBS = {"train-ours": _train_ours, "train-hf": _train_hf}
+
+
+def run_job(*args: str) -> tuple[dict[str, object], float]:
+    """Run a job in a child process; return its JSON result and its peak memory in MB."""
+    env = dict(os.environ, RAYON_NUM_THREADS="1")
+    process = subprocess.Popen([sys.executable, __file__, "--job", *args], stdout=subprocess.PIPE, env=env, cwd=REPO)
+    assert process.stdout is not None
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    if status != 0:
+        raise SystemExit(f"job {args} failed")
+    return json.loads(output), usage.ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpora", default=str(REPO.parent / "corpora-build"), help="folder with *-10mb.txt")
+    parser.add_argument("--size", default="10mb")
+    parser.add_argument("--vocab", type=int, default=32768)
+    parser.add_argument("--job", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.job:
+        name, *rest = args.job
+        if name == "encode":
+            print(json.dumps(_encode(*rest)))
+        else:
+            print(json.dumps(JOBS[name](rest[0], int(rest[1]), rest[2])))
+        return
+
+    corpora = Path(args.corpora)
+    targets = {"prose": 1.0, "code": 1.0, "multi": 1.6}
+    print(f"Training, vocab {args.vocab}, pattern {PATTERN}, one thread ({args.size} corpora in {corpora})")
+    print(f"{'corpus':8} {'ours s':>8} {'HF s':>8} {'ratio':>6} {'target':>6} {'ours MB':>8} {'HF MB':>8} "
+          f"{'mem':>5} {'merges equal':>13}")
+    work = Path(tempfile.mkdtemp())
+    for kind, target in targets.items():
+        corpus = corpora / f"{kind}-{args.size}.txt"
+        if not corpus.exists():
+            print(f"{kind:8} missing {corpus}: build it with ../shared/corpora/make_corpora.py")
+            continue
+        ours, ours_mb = run_job("train-ours", str(corpus), str(args.vocab), str(work / f"{kind}.json"))
+        theirs, hf_mb = run_job("train-hf", str(corpus), str(args.vocab), str(work / f"{kind}-hf.json"))
+        ratio = float(ours["seconds"]) / float(theirs["seconds"])  # type: ignore[arg-type]
+        print(f"{kind:8} {ours['seconds']:8.2f} {theirs['seconds']:8.2f} {ratio:6.2f} {target:6.1f} "
+              f"{ours_mb:8.0f} {hf_mb:8.0f} {ours_mb / hf_mb:5.2f} {str(ours['digest'] == theirs['digest']):>13}")
+
+    prose = corpora / f"prose-{args.size}.txt"
+    if (work / "prose.json").exists():
+        result, _ = run_job("encode", str(work / "prose.json"), str(prose))
+        mb = float(result["mb"])  # type: ignore[arg-type]
+        print(f"\nEncoding {mb:.1f} MB prose, one thread (ours: cold cache, trained {args.vocab} tokenizer)")
+        for name in ("ours", "ours_warm", "tiktoken", "tokenizers"):
+            seconds = float(result[name])  # type: ignore[arg-type]
+            print(f"{name:11} {seconds:6.2f} s {mb / seconds:6.2f} MB/s")
+        ours_s = float(result["ours"])  # type: ignore[arg-type]
+        print(f"speed ours/tiktoken {float(result['tiktoken']) / ours_s:.2f}x (target >= 0.5), "  # type: ignore[arg-type]
+              f"ours/tokenizers {float(result['tokenizers']) / ours_s:.2f}x (target > 1), "  # type: ignore[arg-type]
+              f"ids identical to tokenizers: {result['identical']}")
+
+
+if __name__ == "__main__":
+    main()
