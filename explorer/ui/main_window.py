@@ -1,19 +1,187 @@
-"""The main window (a placeholder until the panes arrive)."""
+"""The main window: six panes one click apart, the tokenizer picker, and window-wide actions."""
 
 from __future__ import annotations
 
+import importlib
+
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QMainWindow
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QWidget
 
 from explorer import __version__
+from explorer.ui.pane import Pane, PlaceholderPane
+from explorer.ui.picker import TokenizerPicker
+from explorer.ui.session import Session
+from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme, is_dark
+
+# (name, title, what its empty state says until the pane exists)
+PANES = [
+    ("corpus", "Corpus", "Add text files, folders or pasted text to train on."),
+    ("training", "Training", "Pick a corpus, then press Train and watch merges stream in."),
+    ("tokens", "Tokens", "Type or paste a prompt to see every token."),
+    ("merges", "Merges", "Pick a token to see the merges that built it."),
+    ("chunks", "Chunks", "See how the pre-tokenizer regex cuts text into chunks."),
+    ("bytes", "Bytes", "See the UTF-8 bytes of every character, and tokens that cut characters."),
+]
+
+
+def create_pane(session: Session, name: str, title: str, hint: str) -> Pane:
+    """The pane from `explorer.ui.<name>` if it is built, else a placeholder saying what it will do."""
+    try:
+        module = importlib.import_module(f"explorer.ui.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"explorer.ui.{name}":
+            raise
+        return PlaceholderPane(session, name, title, hint)
+    return module.create_pane(session)
 
 
 class MainWindow(QMainWindow):
-    def __init__(self) -> None:
+    def __init__(self, session: Session | None = None) -> None:
         super().__init__()
-        self.setWindowTitle(f"Tokenizer Explorer {__version__}")
-        label = QLabel("Tokenizer Explorer\n\nThe panes are on their way; the command line works today:\n"
-                       "tokenizer-explorer --help")
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setCentralWidget(label)
-        self.resize(900, 600)
+        self.session = session or Session(parent=self)
+        self.setWindowTitle("Tokenizer Explorer")
+        self.setAcceptDrops(True)
+        self.panes: dict[str, Pane] = {}
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        for name, title, hint in PANES:
+            pane = create_pane(self.session, name, title, hint)
+            self.panes[name] = pane
+            self.tabs.addTab(pane, title)
+        self.setCentralWidget(self.tabs)
+        self._build_toolbar()
+        self._build_actions()
+        self.session.pane_requested.connect(self.show_pane)
+        self.session.error_posted.connect(self._on_session_error_posted)
+        self.session.status_posted.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.resize(1200, 800)
+        geometry, state = self.session.settings.window_geometry(), self.session.settings.window_state()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+    def _build_toolbar(self) -> None:
+        toolbar = QToolBar("Tokenizer", self)
+        toolbar.setObjectName("tokenizerToolbar")
+        toolbar.setMovable(False)
+        toolbar.addWidget(QLabel(" Tokenizer: "))
+        self.picker = TokenizerPicker(self.session, toolbar)
+        toolbar.addWidget(self.picker)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, toolbar)
+        self.toolbar = toolbar
+
+    def _action(self, text: str, shortcut: QKeySequence | str | None, slot: object, checkable: bool = False) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setCheckable(checkable)
+        action.triggered.connect(slot)  # type: ignore[arg-type]
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        self.toolbar.addSeparator()
+        open_action = self._action("Open tokenizer file...", QKeySequence.StandardKey.Open,
+                                   lambda: self.picker.open_file())
+        self.toolbar.addAction(open_action)
+        self.presentation_action = self._action("Presentation mode", "F5", self.toggle_presentation, True)
+        self.presentation_action.setToolTip("Large fonts and full screen for talks (F5)")
+        self.toolbar.addAction(self.presentation_action)
+        self._action("Zoom in", QKeySequence.StandardKey.ZoomIn, lambda: self.zoom(+1))
+        self._action("Zoom in", "Ctrl+=", lambda: self.zoom(+1))
+        self._action("Zoom out", QKeySequence.StandardKey.ZoomOut, lambda: self.zoom(-1))
+        self._action("Reset zoom", "Ctrl+0", lambda: self.session.set_point_size(BASE_POINT_SIZE))
+        theme = self._action("Dark theme", "Ctrl+Shift+D", self.toggle_theme, True)
+        theme.setChecked(self.session.dark)
+        self.theme_action = theme
+        self.toolbar.addAction(theme)
+        about = self._action("About", None, self.show_about)
+        self.toolbar.addAction(about)
+        for index in range(len(PANES)):
+            self._action(f"Pane {index + 1}", f"Alt+{index + 1}", lambda _=False, i=index: self.tabs.setCurrentIndex(i))
+
+    # Window-wide actions
+
+    def show_pane(self, name: str) -> None:
+        pane = self.panes.get(name)
+        if pane is not None:
+            self.tabs.setCurrentWidget(pane)
+
+    def zoom(self, step: int) -> None:
+        self.session.set_point_size(self.session.point_size + step)
+
+    def toggle_presentation(self, on: bool) -> None:
+        if on:
+            self._normal_size = self.session.point_size
+            self.session.set_point_size(PRESENTATION_POINT_SIZE)
+            self.showFullScreen()
+        else:
+            self.session.set_point_size(getattr(self, "_normal_size", BASE_POINT_SIZE))
+            self.showNormal()
+
+    def toggle_theme(self, dark: bool) -> None:
+        theme = "dark" if dark else "light"
+        self.session.settings.theme = theme
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, theme)
+        self.session.set_dark(is_dark(theme))
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Tokenizer Explorer", about_text())
+
+    def _on_session_error_posted(self, title: str, message: str) -> None:
+        QMessageBox.warning(self, title, message)
+
+    # Drag and drop a tokenizer file anywhere on the window
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt override)
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        for url in event.mimeData().urls():
+            if url.isLocalFile():
+                self.picker.open_file(url.toLocalFile())
+                break
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if self.session.unsaved:
+            names = ", ".join(sorted(self.session.unsaved))
+            answer = QMessageBox.question(
+                self, "Unsaved tokenizers",
+                f"These tokenizers were trained in this session and are not saved: {names}.\n\nQuit anyway?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        self.session.settings.save_window(self.saveGeometry(), self.saveState())
+        self.session.shutdown()
+        event.accept()
+
+
+def about_text() -> str:
+    import PySide6
+    import tiktoken
+    import tokenizers
+    from PySide6.QtCore import qVersion
+
+    return (f"<h3>Tokenizer Explorer {__version__}</h3>"
+            "<p>See byte-level BPE tokenization: train, encode, browse merges, chunks and bytes.</p>"
+            f"<p>Qt {qVersion()} · PySide6 {PySide6.__version__}<br>"
+            f"tokenizers {tokenizers.__version__} · tiktoken {tiktoken.__version__ if hasattr(tiktoken, '__version__') else _dist_version('tiktoken')}</p>")
+
+
+def _dist_version(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def widget_for_tests(window: MainWindow, name: str) -> QWidget:
+    return window.panes[name]

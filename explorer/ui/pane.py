@@ -1,0 +1,60 @@
+"""What every pane shares: the session, and an empty state that says what to do."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+
+from explorer.ui.session import Session
+
+
+class EmptyState(QLabel):
+    """A centred, friendly message instead of a blank area."""
+
+    def __init__(self, title: str, hint: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)
+        self.setObjectName("emptyState")
+        self.set_message(title, hint)
+
+    def set_message(self, title: str, hint: str) -> None:
+        self.setText(f"<h2>{title}</h2><p style='font-size:large'>{hint}</p>")
+
+
+class Pane(QWidget):
+    """Base for the six panes: `content` holds the real view, `empty` the empty state."""
+
+    name = "pane"
+    title = "Pane"
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self._stack = QStackedWidget(self)
+        self.empty = EmptyState(self.title, "")
+        self._stack.addWidget(self.empty)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._stack)
+
+    def set_content(self, widget: QWidget) -> None:
+        self._stack.addWidget(widget)
+        self._stack.setCurrentWidget(widget)
+
+    def show_empty(self, title: str, hint: str) -> None:
+        self.empty.set_message(title, hint)
+        self._stack.setCurrentWidget(self.empty)
+
+    def show_content(self) -> None:
+        if self._stack.count() > 1:
+            self._stack.setCurrentIndex(1)
+
+
+class PlaceholderPane(Pane):
+    """A pane that is not built yet: it says what it will do and how to get there."""
+
+    def __init__(self, session: Session, name: str, title: str, hint: str) -> None:
+        self.name, self.title = name, title
+        super().__init__(session)
+        self.show_empty(title, hint)

@@ -1,0 +1,109 @@
+"""The tokenizer picker in the toolbar, shared by every pane.
+
+Lists bundled encodings, tokenizers found in the Hugging Face cache, recent files, tokenizers
+trained in this session, and "Open tokenizer file...". Choosing one asks the session to load it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QComboBox, QFileDialog, QWidget
+
+from explorer.ui.session import TRAINED_PREFIX, Session
+
+OPEN_FILE = "__open__"
+BUNDLED = [("o200k_base", "GPT-4o (o200k_base)"), ("cl100k_base", "GPT-4 (cl100k_base)"),
+           ("r50k_base", "GPT-2 (r50k_base)")]
+FILE_FILTER = "Tokenizers (*.json *.tiktoken *.model);;All files (*)"
+
+
+def discovered_tokenizers() -> list[tuple[str, str]]:
+    """(spec, label) for tokenizers found on this machine (the Hugging Face cache)."""
+    try:
+        from explorer.core.load import discover_tokenizers  # type: ignore[attr-defined]
+    except ImportError:
+        return []
+    try:
+        return [(entry.spec, entry.name) for entry in discover_tokenizers()]
+    except Exception:  # a broken cache must not break the toolbar
+        return []
+
+
+class TokenizerPicker(QComboBox):
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.setMinimumContentsLength(26)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.setToolTip("The tokenizer every pane uses")
+        self._model = QStandardItemModel(self)
+        self.setModel(self._model)
+        self._discovered = discovered_tokenizers()
+        self.rebuild()
+        self.activated.connect(self._on_activated)
+        session.tokenizers_changed.connect(self.rebuild)
+        session.tokenizer_changed.connect(lambda _: self._select(session.tokenizer_spec))
+
+    def _header(self, text: str) -> None:
+        item = QStandardItem(text)
+        item.setFlags(Qt.ItemFlag.NoItemFlags)
+        font = item.font()
+        font.setBold(True)
+        item.setFont(font)
+        self._model.appendRow(item)
+
+    def _entry(self, label: str, spec: str) -> None:
+        item = QStandardItem("   " + label)
+        item.setData(spec, Qt.ItemDataRole.UserRole)
+        item.setToolTip(spec)
+        self._model.appendRow(item)
+
+    def rebuild(self) -> None:
+        self.blockSignals(True)
+        self._model.clear()
+        self._header("Bundled encodings")
+        for spec, label in BUNDLED:
+            self._entry(label, spec)
+        if self._discovered:
+            self._header("Hugging Face cache")
+            for spec, label in self._discovered:
+                self._entry(label, spec)
+        recent = self.session.settings.recent_files
+        if recent:
+            self._header("Recent files")
+            for path in recent:
+                self._entry(Path(path).name, path)
+        if self.session.trained:
+            self._header("Trained in this session")
+            for name in self.session.trained:
+                self._entry(name + (" (unsaved)" if name in self.session.unsaved else ""), TRAINED_PREFIX + name)
+        self._entry("Open tokenizer file...", OPEN_FILE)
+        self.blockSignals(False)
+        self._select(self.session.tokenizer_spec)
+
+    def _select(self, spec: str) -> None:
+        for row in range(self._model.rowCount()):
+            if self._model.item(row).data(Qt.ItemDataRole.UserRole) == spec:
+                self.blockSignals(True)
+                self.setCurrentIndex(row)
+                self.blockSignals(False)
+                return
+
+    def _on_activated(self, row: int) -> None:
+        spec = self._model.item(row).data(Qt.ItemDataRole.UserRole)
+        if spec == OPEN_FILE:
+            self._select(self.session.tokenizer_spec)
+            self.open_file()
+        elif spec:
+            self.session.load_tokenizer(spec)
+
+    def open_file(self, path: str | None = None) -> None:
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Open tokenizer file", "", FILE_FILTER)
+        if path:
+            self.session.settings.add_recent_file(path)
+            self.rebuild()
+            self.session.load_tokenizer(path)

@@ -1,0 +1,142 @@
+"""The Session: the current tokenizer, corpus, training run and shared text, with signals.
+
+Panes receive the session when they are built and talk to each other only through it: a pane
+asks for something (`show_token`, `send_text`, `load_tokenizer`) and the session announces what
+changed. No pane reaches into another.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QFont
+
+from explorer.core.tokenizer import SpecialMode, Tokenizer
+from explorer.ui.settings import Settings
+from explorer.ui.theme import BASE_POINT_SIZE, text_font
+from explorer.ui.workers import Workers
+
+TRAINED_PREFIX = "trained:"
+
+
+class Session(QObject):
+    tokenizer_changed = Signal(object)  # the new current Tokenizer
+    tokenizer_failed = Signal(str, str)  # spec, message
+    tokenizers_changed = Signal()  # the list the picker shows (a tokenizer was trained or opened)
+    corpus_changed = Signal(object)
+    training_changed = Signal(object)  # the current training run (or None)
+    text_sent = Signal(str, str)  # pane name, text: "show this text there"
+    pane_requested = Signal(str)  # pane name
+    token_requested = Signal(int)  # a token id to show in the Merges pane
+    special_mode_changed = Signal(str)
+    font_changed = Signal(QFont)
+    theme_changed = Signal(bool)  # dark?
+    status_posted = Signal(str)
+    error_posted = Signal(str, str)  # title, message
+
+    def __init__(self, settings: Settings | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings or Settings()
+        self.workers = Workers(self)
+        self.tokenizer: Tokenizer | None = None
+        self.tokenizer_spec = ""
+        self.trained: dict[str, Tokenizer] = {}  # name -> tokenizer trained in this session
+        self.unsaved: set[str] = set()  # trained tokenizers not yet saved to a file
+        self.corpus: Any = None
+        self.training: Any = None
+        self.special_mode: SpecialMode = "disallowed"
+        self.point_size = self.settings.font_size or BASE_POINT_SIZE
+        self.dark = False
+
+    # Tokenizers
+
+    def load_tokenizer(self, spec: str) -> None:
+        """Load `spec` (a bundled name, a file, `hf:MODEL`, `trained:NAME`) off the GUI thread."""
+        if spec.startswith(TRAINED_PREFIX) and spec[len(TRAINED_PREFIX):] in self.trained:
+            self.set_tokenizer(self.trained[spec[len(TRAINED_PREFIX):]], spec)
+            return
+        from explorer.core.load import load_tokenizer
+
+        def work():  # type: ignore[no-untyped-def]
+            return load_tokenizer(spec)
+            yield  # a generator, so the worker can run it
+
+        job = self.workers.start(f"loading {spec}", work, key="tokenizer")
+        job.finished.connect(lambda tokenizer: self.set_tokenizer(tokenizer, spec))
+        job.failed.connect(lambda message: self._on_load_failed(spec, message))
+
+    def _on_load_failed(self, spec: str, message: str) -> None:
+        self.tokenizer_failed.emit(spec, message)
+        self.error_posted.emit("Could not load the tokenizer", message)
+
+    def set_tokenizer(self, tokenizer: Tokenizer, spec: str) -> None:
+        self.tokenizer, self.tokenizer_spec = tokenizer, spec
+        if not spec.startswith(TRAINED_PREFIX):
+            self.settings.last_tokenizer = spec
+        self.tokenizer_changed.emit(tokenizer)
+        self.status_posted.emit(f"Tokenizer: {tokenizer.name} ({tokenizer.kind}, {tokenizer.vocab_size:,} ids)")
+
+    def add_trained(self, tokenizer: Tokenizer, select: bool = True) -> str:
+        """Keep a tokenizer trained in this session; it appears in every pane's picker."""
+        name = tokenizer.name
+        self.trained[name] = tokenizer
+        self.unsaved.add(name)
+        self.tokenizers_changed.emit()
+        spec = TRAINED_PREFIX + name
+        if select:
+            self.set_tokenizer(tokenizer, spec)
+        return spec
+
+    def mark_saved(self, name: str) -> None:
+        self.unsaved.discard(name)
+
+    # Corpus and training (filled by the Corpus and Training panes)
+
+    def set_corpus(self, corpus: Any) -> None:
+        self.corpus = corpus
+        self.corpus_changed.emit(corpus)
+
+    def set_training(self, training: Any) -> None:
+        self.training = training
+        self.training_changed.emit(training)
+
+    # Navigation between panes
+
+    def show_pane(self, pane: str) -> None:
+        self.pane_requested.emit(pane)
+
+    def show_token(self, token_id: int) -> None:
+        """Open `token_id` in the Merges pane."""
+        self.token_requested.emit(token_id)
+        self.pane_requested.emit("merges")
+
+    def send_text(self, pane: str, text: str) -> None:
+        """Carry `text` to another pane (Chunks, Bytes) and show it."""
+        self.text_sent.emit(pane, text)
+        self.pane_requested.emit(pane)
+
+    # Presentation
+
+    def set_special_mode(self, mode: SpecialMode) -> None:
+        self.special_mode = mode
+        self.special_mode_changed.emit(mode)
+
+    @property
+    def font(self) -> QFont:
+        return text_font(self.point_size)
+
+    def set_point_size(self, size: int) -> None:
+        self.point_size = max(7, min(72, size))
+        self.settings.font_size = self.point_size
+        self.font_changed.emit(self.font)
+
+    def set_dark(self, dark: bool) -> None:
+        self.dark = dark
+        self.theme_changed.emit(dark)
+
+    def post_error(self, title: str, message: str) -> None:
+        self.error_posted.emit(title, message)
+
+    def shutdown(self) -> None:
+        self.workers.shutdown()

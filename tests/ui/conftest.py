@@ -1,0 +1,27 @@
+"""UI tests: settings go to a temporary folder, never the user's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from explorer.ui.session import Session
+from explorer.ui.settings import Settings
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path: Path) -> Iterator[None]:
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    yield
+
+
+@pytest.fixture
+def session(tmp_path: Path, qapp: object) -> Iterator[Session]:
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    session = Session(Settings(store))
+    yield session
+    session.shutdown()
