@@ -1,0 +1,92 @@
+"""How a token's bytes are shown to a person: visible whitespace, escapes and honest hex.
+
+A token is bytes, not text. Complete characters are shown as themselves (spaces as `·`, tabs as
+`→`, newlines as `↵`); bytes that are only part of a character, or never valid UTF-8, are shown
+in hex (`<E0 A4>`) instead of U+FFFD. Every view and export uses these functions, so the same
+token reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from itertools import groupby
+
+SPACE, TAB, NEWLINE = "\u00b7", "\u2192", "\u21b5"
+
+# Characters that take no room or look like a plain space: named, so they cannot hide.
+INVISIBLE_NAMES: dict[str, str] = {
+    "\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\ufeff": "BOM",
+    "\u00ad": "SHY", "\u00a0": "NBSP", "\u202f": "NNBSP", "\u2028": "LS", "\u2029": "PS",
+}
+
+
+def _visible_table() -> dict[int, str]:
+    table = {ord(" "): SPACE, ord("\t"): TAB, ord("\n"): NEWLINE + "\n", ord("\r"): "\u240d"}
+    for code in range(0x20):  # other C0 controls become the Control Pictures block
+        table.setdefault(code, chr(0x2400 + code))
+    table[0x7F] = "\u2421"
+    for char, name in INVISIBLE_NAMES.items():
+        table[ord(char)] = "\u2423" if char == "\u00a0" else f"\u27e8{name}\u27e9"
+    return table
+
+
+_VISIBLE = _visible_table()
+
+
+def visible(text: str) -> str:
+    """`text` with whitespace and invisible characters made visible (newlines still break lines).
+
+    >>> visible("a b\\tc\\n")
+    'a·b→c↵\\n'
+    """
+    return text.translate(_VISIBLE)
+
+
+def hex_bytes(data: bytes) -> str:
+    """'E0 A4' for b'\\xe0\\xa4'."""
+    return data.hex(" ").upper()
+
+
+def split_valid(data: bytes) -> list[tuple[bool, bytes]]:
+    """Runs of (is_valid_utf8, bytes): partial characters and invalid bytes come out as their own runs.
+
+    >>> split_valid(b"ab\\xe0\\xa4")
+    [(True, b'ab'), (False, b'\\xe0\\xa4')]
+    """
+    text = data.decode("utf-8", errors="surrogateescape")  # bad bytes become U+DC80..U+DCFF
+    runs = [(not bad, "".join(chars).encode("utf-8", errors="surrogateescape"))
+            for bad, chars in groupby(text, key=lambda char: "\udc80" <= char <= "\udcff")]
+    return runs
+
+
+def token_text(data: bytes) -> str:
+    """The token as shown in the token view: visible whitespace, hex like `<E0 A4>` for partial bytes.
+
+    >>> token_text(b" cat")
+    '·cat'
+    >>> token_text(b"\\xe0\\xa4")
+    '<E0 A4>'
+    """
+    try:
+        return visible(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return "".join(visible(part.decode("utf-8")) if ok else f"<{hex_bytes(part)}>"
+                       for ok, part in split_valid(data))
+
+
+def escaped(data: bytes) -> str:
+    """The token as a string literal with escapes (`\\n`, `\\u200b`, `\\xe0`), for the details panel."""
+    parts = []
+    for ok, part in split_valid(data):
+        if ok:
+            parts.extend(char if char.isprintable() and char not in INVISIBLE_NAMES and char != '"'
+                         else char.encode("unicode_escape").decode("ascii") if char != '"' else '\\"'
+                         for char in part.decode("utf-8"))
+        else:
+            parts.extend(f"\\x{byte:02x}" for byte in part)
+    return '"' + "".join(parts) + '"'
+
+
+def describe_char(char: str) -> str:
+    """'U+0928 DEVANAGARI LETTER NA' (or the code point alone for unnamed characters)."""
+    return f"U+{ord(char):04X} {unicodedata.name(char, '')}".rstrip()

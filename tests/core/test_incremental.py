@@ -1,0 +1,82 @@
+"""Incremental re-tokenization equals encoding from scratch, for every edit."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from explorer.core.formats.own import from_merges
+from explorer.core.incremental import TokenizedText, common_prefix, common_suffix, encode_stream
+from explorer.core.train import train
+from tests.conftest import HARD_CASES
+
+TEXTS = [t for t in HARD_CASES if t] + [
+    "One eggless mawa cake for Saturday, please. Egg egg  egg\n\n\tnumbers 123456 and 3.14",
+    "नमस्ते दुनिया, मावा केक 🎂 안녕하세요 <|endoftext|> done",
+]
+
+
+@pytest.fixture(scope="module", params=["cl100k", "gpt2", "o200k"])
+def tokenizer(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    merges = list(train(TEXTS * 3, 400, request.param, ["<|endoftext|>"]))
+    return from_merges(merges, request.param, ["<|endoftext|>"], name="test")
+
+
+def columns(text: TokenizedText) -> list[tuple[int, int, int, int, bool, bool]]:
+    return [(t.id, t.start, t.end, t.byte_start, t.cuts_start, t.cuts_end) for t in text.tokens()]
+
+
+def expected(tokenizer, text: str, mode: str = "plain"):  # type: ignore[no-untyped-def]
+    return [(t.id, t.start, t.end, t.byte_start, t.cuts_start, t.cuts_end) for t in tokenizer.encode_tokens(text, mode)]
+
+
+def test_stream_equals_encode_tokens(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    for text in TEXTS:
+        assert columns(TokenizedText(tokenizer, text)) == expected(tokenizer, text)
+    long_text = "".join(TEXTS) * 20
+    batches = list(encode_stream(tokenizer, long_text, "plain", block=64))
+    assert len(batches) > 10
+    state = TokenizedText(tokenizer)
+    state.extend_all(iter(batches), long_text)
+    assert columns(state) == expected(tokenizer, long_text)
+
+
+def test_allowed_mode_stream_has_control_tokens(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    text = TEXTS[-1]
+    state = TokenizedText(tokenizer, text, "allowed")
+    assert list(state.ids) == tokenizer.encode(text, "allowed")
+    assert tokenizer.special_tokens["<|endoftext|>"] in state.ids
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_edits_match_full_encoding(tokenizer, seed: int) -> None:  # type: ignore[no-untyped-def]
+    rng = random.Random(seed)
+    alphabet = list("ab Egg egg 12 3,\n\t  .'sé") + ["नम", "🎂", "\u200b", "한", "e\u0301"]
+    text = rng.choice(TEXTS) * 3
+    state = TokenizedText(tokenizer, text)
+    incremental = 0
+    for _ in range(60):
+        position = rng.randrange(len(text) + 1)
+        removed = rng.choice([0, 0, 1, 2, 5])
+        inserted = "".join(rng.choice(alphabet) for _ in range(rng.choice([0, 1, 1, 3])))
+        text = text[:position] + inserted + text[position + removed:]
+        edit = state.edit(text)
+        if edit is None:
+            state = TokenizedText(tokenizer, text)
+        else:
+            incremental += 1
+            # At most the edit's chunk, two before it and one after: never the whole text.
+            longest = max(len(piece.encode()) for piece in tokenizer.pretokenizer.pieces(text))
+            assert edit.removed + edit.inserted <= 8 * longest + 10, "re-encoded far more than the edit's chunks"
+        assert columns(state) == expected(tokenizer, text), (position, removed, inserted)
+        assert state.byte_length == len(text.encode())
+    assert incremental > 50
+
+
+def test_common_prefix_and_suffix() -> None:
+    assert common_prefix("abcdef", "abXdef") == 2
+    assert common_suffix("abcdef", "abXdef", 2) == 3
+    assert common_prefix("abc", "abc") == 3
+    assert common_suffix("aaa", "aaaa", 3) == 0
+    assert common_suffix("", "x", 0) == 0
