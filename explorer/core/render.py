@@ -90,3 +90,9 @@ def escaped(data: bytes) -> str:
 def describe_char(char: str) -> str:
     """'U+0928 DEVANAGARI LETTER NA' (or the code point alone for unnamed characters)."""
     return f"U+{ord(char):04X} {unicodedata.name(char, '')}".rstrip()
+
+
+def standalone_text(data: bytes) -> str:
+    """`token_text` for a token shown on its own: a leading combining mark gets a dotted circle (◌्)."""
+    shown = token_text(data)
+    return "\u25cc" + shown if shown and unicodedata.category(shown[0]).startswith("M") else shown

@@ -1,0 +1,90 @@
+"""Findings and counts: each kind found where it is, with the tokenizer's exact ids."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.core import findings as F
+from explorer.core.compare import boundary_differences, byte_boundaries, compare, count
+from explorer.core.formats.own import from_merges
+from explorer.core.incremental import TokenizedText
+from explorer.core.train import train
+
+TEXTS = ["Egg or egg? An egg, eggs. The egg and the Egg. In 1969 and 2024, 600000 people watched.",
+         "café e\u0301 नमस्ते 안녕하세요 <|endoftext|> 😀"] * 4
+
+
+@pytest.fixture(scope="module")
+def tokenizer():  # type: ignore[no-untyped-def]
+    return from_merges(list(train(TEXTS, 500, "cl100k", ["<|endoftext|>"])), "cl100k", ["<|endoftext|>"], name="t")
+
+
+def kinds(tokenizer, text: str, mode: str = "plain") -> dict[str, list[F.Finding]]:  # type: ignore[no-untyped-def]
+    out: dict[str, list[F.Finding]] = {}
+    for finding in F.iter_findings(TokenizedText(tokenizer, text, "plain", mode)):
+        out.setdefault(finding.kind, []).append(finding)
+    return out
+
+
+def test_trailing_whitespace(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    found = kinds(tokenizer, "ends with a space ")[F.TRAILING_SPACE]
+    assert [(f.start, f.end) for f in found] == [(17, 18)]
+    assert F.TRAILING_SPACE not in kinds(tokenizer, "no space")
+
+
+def test_special_string_has_both_readings(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    text = "say <|endoftext|> now"
+    for mode, uses in [("allowed", "control token"), ("plain", "plain-text reading"), ("disallowed", "refuses")]:
+        (finding,) = kinds(tokenizer, text, mode)[F.SPECIAL_STRING]
+        assert (finding.start, finding.end) == (4, 17)
+        control = tokenizer.special_tokens["<|endoftext|>"]
+        assert finding.token_ids == (control, *tokenizer.encode("<|endoftext|>", "plain"))
+        assert uses in finding.detail
+
+
+def test_word_forms_egg(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    text = "Egg and egg or egg"
+    (finding,) = kinds(tokenizer, text)[F.WORD_FORMS]
+    assert text[finding.start:finding.end] == " egg"
+    assert "Egg" in finding.title and "·egg" in finding.title
+
+
+def test_numbers_split(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    text = "In 1969 there were 600000 of 7"
+    found = kinds(tokenizer, text)[F.NUMBER_SPLIT]
+    spans = [text[f.start:f.end] for f in found]
+    assert "600000" in spans and "7" not in spans
+    six = found[spans.index("600000")]
+    assert list(six.token_ids) == [t.id for t in tokenizer.encode_tokens(text, "plain") if 19 <= t.start < 25]
+
+
+def test_invisible_characters(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    text = "a\u200bb\u00a0c\ufeffd\u00ade 👨\u200d👩"
+    found = kinds(tokenizer, text)[F.INVISIBLE]
+    assert [text[f.start:f.end] for f in found] == ["\u200b", "\u00a0", "\ufeff", "\u00ad", "\u200d"]
+    assert "emoji" in found[-1].detail
+
+
+def test_nfc_nfd(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    text = "un café"
+    (finding,) = kinds(tokenizer, text)[F.NORMALIZATION]
+    assert text[finding.start:finding.end] == " café"
+    assert "the text uses NFC" in finding.title
+
+
+def test_audit_flags(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    state = TokenizedText(tokenizer, "Egg egg")
+    flagged_id = int(state.ids[0])
+    found = [f for f in F.iter_findings(state, flagged=lambda i: "unreachable" if i == flagged_id else None)
+             if f.kind == F.AUDIT]
+    assert [(f.start, f.token_ids) for f in found] == [(0, (flagged_id,))]
+
+
+def test_counts_and_compare(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    counts = count("नमस्ते egg", 5)
+    assert (counts.chars, counts.bytes, counts.tokens, counts.words) == (10, 22, 5, 2)
+    readings, spans = compare("the egg", [tokenizer, from_merges([], "cl100k", name="bytes")])
+    assert [r.counts.tokens for r in readings] == [len(tokenizer.encode("the egg")), 7]
+    assert spans and spans[0][0] >= 0 and spans[-1][1] == 7
+    same = byte_boundaries(readings[0].tokens)
+    assert boundary_differences("the egg", [same, same]) == []
