@@ -84,8 +84,10 @@ class _ChunkCache(dict[str, tuple[int, ...]]):
 class BPE(Tokenizer):
     """A byte-level BPE tokenizer: pattern, ordered merges and special tokens.
 
-    Ids 0-255 are the bytes; merge number k creates id 256 + k (unless its bytes already
-    exist, which Hugging Face's trainer allows); special tokens come after the merges.
+    By default ids 0-255 are the bytes and merge number k creates id 256 + k (unless its bytes
+    already exist, which Hugging Face's trainer allows); special tokens come after the merges.
+    Real vocabularies number their bytes differently (tiktoken's r50k_base gives `!` id 0):
+    pass `vocab`, the bytes of every id, and the bytes are looked up there.
     """
 
     def __init__(
@@ -97,12 +99,14 @@ class BPE(Tokenizer):
         counts: Sequence[int] | None = None,
         metadata: dict[str, object] | None = None,
         source: str = "",
+        vocab: Sequence[bytes] | None = None,
     ) -> None:
         self.name = name
         self.source = source
         self.metadata = dict(metadata or {})
         self._pretokenizer = Pretokenizer(pattern)
-        self.vocab: list[bytes] = [bytes([b]) for b in range(256)]
+        self.vocab: list[bytes] = list(vocab) if vocab is not None else [bytes([b]) for b in range(256)]
+        self.byte_ids = _byte_ids(self.vocab)  # byte value -> its id; None when they are equal
         self.merges: list[tuple[int, int, int]] = []
         self.ranks: dict[tuple[int, int], int] = {}
         self.merged: dict[tuple[int, int], int] = {}
@@ -180,9 +184,13 @@ class BPE(Tokenizer):
         """The ids of one pre-tokenized chunk (cached)."""
         return self._cache[chunk]
 
+    def byte_tokens(self, data: bytes) -> list[int]:
+        """The id of each byte of `data`: where every encoding starts."""
+        return list(data) if self.byte_ids is None else list(map(self.byte_ids.__getitem__, data))
+
     def encode_bytes(self, data: bytes) -> list[int]:
         """Apply merges to raw bytes, earliest-learned pair first (leftmost on a tie)."""
-        ids = list(data)
+        ids = self.byte_tokens(data)
         if len(ids) > _LONG_CHUNK:
             return self._merge_long(ids)
         if len(ids) == 1:
@@ -234,7 +242,7 @@ class BPE(Tokenizer):
 
     def trace(self, chunk: str | bytes) -> list[TraceStep]:
         """The merges applied to one chunk, in order, for step-through views."""
-        ids = list(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+        ids = self.byte_tokens(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
         steps: list[TraceStep] = []
         while len(ids) >= 2:
             pair = min(zip(ids, ids[1:]), key=lambda p: self.ranks.get(p, 1 << 62))
@@ -248,12 +256,31 @@ class BPE(Tokenizer):
     # Decoding
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        vocab = self.vocab
-        try:
-            return b"".join([vocab[i] for i in ids])
-        except (IndexError, TypeError):
-            bad = next(i for i in ids if not isinstance(i, int) or not 0 <= i < len(vocab))
-            raise ExplorerError(f"unknown token id {bad}: this tokenizer has ids 0 to {len(vocab) - 1}") from None
+        return join_token_bytes(self.vocab, ids)
+
+    def as_bpe(self) -> BPE:
+        return self
+
+
+def join_token_bytes(vocab: Sequence[bytes], ids: Iterable[int]) -> bytes:
+    """The bytes of `ids` joined, with a clear error for an id the vocabulary does not have."""
+    ids = ids if isinstance(ids, (list, tuple)) else list(ids)
+    try:
+        return b"".join([vocab[i] for i in ids])
+    except (IndexError, TypeError):
+        bad = next(i for i in ids if not isinstance(i, int) or not 0 <= i < len(vocab))
+        raise ExplorerError(f"unknown token id {bad}: this tokenizer has ids 0 to {len(vocab) - 1}") from None
+
+
+def _byte_ids(vocab: Sequence[bytes]) -> list[int] | None:
+    """Where each of the 256 bytes sits in `vocab`: None if byte b is id b, as in our own files."""
+    if all(vocab[b] == bytes([b]) for b in range(min(256, len(vocab)))) and len(vocab) >= 256:
+        return None
+    position = {data: token_id for token_id, data in enumerate(vocab) if len(data) == 1}
+    missing = [b for b in range(256) if bytes([b]) not in position]
+    if missing:
+        raise ExplorerError(f"the vocabulary has no token for byte 0x{missing[0]:02X}, so it is not byte-level BPE")
+    return [position[bytes([b])] for b in range(256)]
 
 
 def _pair_positions(ids: Sequence[int], pair: tuple[int, int]) -> Iterator[int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
+from operator import add
 
 
 class MergeForest:
@@ -72,3 +73,55 @@ class MergeForest:
         if pair is None:
             return [token_id]
         return self.leaves(pair[0]) + self.leaves(pair[1])
+
+
+def recover_merges(vocab: Sequence[bytes]) -> list[tuple[int, int, int]]:
+    """The merges of a ranked vocabulary (tiktoken's), as (left, right, new_id) in rank order.
+
+    A tiktoken file lists tokens by rank and nothing else. Rank order is merge order, so a
+    token's parents are the two pieces that BPE over its own bytes ends with when it may use
+    only tokens of lower rank (minbpe's `recover_merges` does the same). A token that BPE
+    cannot build from two pieces (none in OpenAI's encodings) gets no merge.
+
+    >>> recover_merges([b"a", b"b", b"ab", b"aab"])
+    [(0, 1, 2), (0, 2, 3)]
+    """
+    rank_of = {data: rank for rank, data in enumerate(vocab) if data}
+    get = rank_of.get
+    merges: list[tuple[int, int, int]] = []
+    for rank, token in enumerate(vocab):
+        if len(token) < 2:
+            continue
+        if len(token) == 2:  # half the work: two bytes are their own parents
+            left, right = get(token[:1]), get(token[1:])
+            if left is not None and right is not None and max(left, right) < rank:
+                merges.append((left, right, rank))
+            continue
+        parts = _merge_below(token, rank, get)
+        if len(parts) == 2:
+            merges.append((rank_of[parts[0]], rank_of[parts[1]], rank))
+    return merges
+
+
+def _merge_below(token: bytes, limit: int, get: object) -> list[bytes]:
+    """tiktoken's byte-pair merge of `token`, using only ranks below `limit`: the pieces left.
+
+    The rank of each adjacent pair is looked up once (in C, with `map`), and after a merge
+    only the two pairs around it change, as in `bpe.BPE.encode_bytes`.
+    """
+    rank_of = get  # bytes -> rank or the default
+    never = limit
+    parts = [token[i : i + 1] for i in range(len(token))]
+    ranks = list(map(rank_of, map(add, parts, parts[1:]), [never] * (len(parts) - 1)))  # type: ignore[call-overload]
+    while len(parts) > 2:
+        best = min(ranks)
+        if best >= limit:
+            break
+        i = ranks.index(best)
+        parts[i : i + 2] = (parts[i] + parts[i + 1],)
+        del ranks[i]
+        if i < len(ranks):
+            ranks[i] = rank_of(parts[i] + parts[i + 1], never)  # type: ignore[operator]
+        if i:
+            ranks[i - 1] = rank_of(parts[i - 1] + parts[i], never)  # type: ignore[operator]
+    return parts

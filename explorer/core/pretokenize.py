@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import re
+import unicodedata
 
 import regex
 
@@ -64,6 +65,7 @@ PATTERN_DESCRIPTIONS: dict[str, str] = {
 GAP = -1
 BLOCK = 1 << 13  # characters per window for big texts: small enough that most are pure ASCII
 GAP_LABEL = "gap (not matched)"
+WINDOW = 1 << 13  # characters; a window is under 2 * WINDOW characters, so at most 64 KB of UTF-8
 
 
 def _timeout_for(text: str) -> float:
@@ -240,6 +242,36 @@ class Pretokenizer:
             yield pieces
         yield self.pieces(text[position:])
 
+    def windows(self, text: str, size: int = WINDOW) -> Iterator[str]:
+        """Consecutive slices of `text` of about `size` to `2 * size` characters, cut between chunks.
+
+        For encoders that must not see a big text at once (a library call that holds the
+        interpreter lock, a GUI that wants progress). Encoding each window gives the same ids
+        as encoding the whole text, because a window ends only where the chunks on both sides
+        are the same whether or not the text goes on: after a chunk that does not end in
+        whitespace (the only chunks whose match looks ahead, through `(?!\\S)` or `$`), and
+        before one that starts with neither whitespace nor a combining mark (which Unicode
+        normalization could join to the character before it).
+        """
+        if len(text) <= 2 * size:
+            yield text
+            return
+        start = filled = 0  # the window being built starts at `start` and has `filled` characters
+        for pieces in self.iter_pieces(text, block=size):
+            filled += sum(map(len, pieces))
+            if filled < size:
+                continue
+            cut = start + filled
+            for before, after in zip(reversed(pieces[:-1]), reversed(pieces)):
+                cut -= len(after)
+                if _can_cut_between(before, after):
+                    yield text[start:cut]
+                    filled -= cut - start
+                    start = cut
+                    break
+        if start < len(text):
+            yield text[start:]
+
     def chunks(self, text: str) -> list[Chunk]:
         """Every chunk with span and alternative; unmatched text becomes gap chunks."""
         compiled, group_to_alt = self._labelled
@@ -262,6 +294,11 @@ class Pretokenizer:
         if position < len(text):
             out.append(Chunk(text[position:], position, len(text), GAP, GAP_LABEL))
         return out
+
+
+def _can_cut_between(before: str, after: str) -> bool:
+    """True where ending one text and starting another cannot change the chunks (see `windows`)."""
+    return not (before[-1].isspace() or after[0].isspace() or unicodedata.category(after[0]).startswith("M"))
 
 
 def _without_possessives(pattern: str) -> str:

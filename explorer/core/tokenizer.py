@@ -17,6 +17,7 @@ from explorer.core.errors import ExplorerError
 from explorer.core.pretokenize import Chunk, Pretokenizer
 
 if TYPE_CHECKING:
+    from explorer.core.bpe import BPE, TraceStep
     from explorer.core.merges import MergeForest
 
 SpecialMode = Literal["allowed", "disallowed", "plain"]
@@ -107,6 +108,17 @@ class Tokenizer(ABC):
     def forest(self) -> MergeForest | None:
         """The merge forest for byte-level BPE (may be built on first use); None otherwise."""
         return None
+
+    def trace(self, chunk: str | bytes) -> list[TraceStep]:
+        """The merges applied to one chunk, in order, for step-through views."""
+        return self.as_bpe().trace(chunk)
+
+    def as_bpe(self) -> BPE:
+        """Our own BPE that encodes exactly like this tokenizer (for traces and export).
+
+        Raises UnsupportedView for tokenizers that are not byte-level BPE.
+        """
+        raise UnsupportedView(self.unsupported.get(VIEW_MERGES, f"{self.name} is not a byte-level BPE tokenizer"))
 
     @property
     def unsupported(self) -> dict[str, str]:

@@ -1,0 +1,60 @@
+"""A small on-disk cache for work that is slow to redo: merges recovered from tiktoken ranks.
+
+Entries live under the user's cache folder (`$XDG_CACHE_HOME/tokenizer-explorer`, by default
+`~/.cache/tokenizer-explorer`) and are keyed by the sha256 of the file they were computed
+from, so an edited file never reads a stale entry. The cache is an optimisation only: a
+missing, unreadable or damaged entry is recomputed, and a cache that cannot be written is
+skipped silently.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections.abc import Callable
+from pathlib import Path
+
+from explorer.core.files import write_atomic
+
+APP_FOLDER = "tokenizer-explorer"
+_MAGIC = b"TXMERGES1\n"  # bump when the recovery or the layout changes
+
+
+def cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/tokenizer-explorer`, or `~/.cache/tokenizer-explorer`."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / APP_FOLDER
+
+
+def merges_path(sha256: str) -> Path:
+    return cache_dir() / f"merges-{sha256}.bin"
+
+
+def cached_merges(sha256: str, compute: Callable[[], list[tuple[int, int, int]]]) -> list[tuple[int, int, int]]:
+    """The merges stored for a file with this hash, or `compute()` them and store them."""
+    merges = _read(merges_path(sha256))
+    if merges is None:
+        merges = compute()
+        _write(merges_path(sha256), merges)
+    return merges
+
+
+def _read(path: Path) -> list[tuple[int, int, int]] | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if not data.startswith(_MAGIC) or (len(data) - len(_MAGIC)) % 12:
+        return None
+    numbers = array("i")
+    numbers.frombytes(data[len(_MAGIC):])
+    return list(zip(numbers[0::3], numbers[1::3], numbers[2::3]))
+
+
+def _write(path: Path, merges: list[tuple[int, int, int]]) -> None:
+    numbers = array("i", [value for merge in merges for value in merge])
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, _MAGIC + numbers.tobytes())
+    except OSError:
+        pass  # a read-only home folder: recover again next time

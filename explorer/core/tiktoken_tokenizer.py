@@ -1,0 +1,133 @@
+"""tiktoken encodings behind the one Tokenizer interface: ids exactly tiktoken's, offline.
+
+tiktoken itself encodes (it is exact by definition, and fast); the merge forest is recovered
+from the ranks the first time a view asks for it, and kept in the user's cache so the next
+start does not pay for it again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from functools import cached_property
+from pathlib import Path
+
+import tiktoken
+
+from explorer.core.bpe import BPE, SpecialTokens, join_token_bytes
+from explorer.core.cache import cached_merges
+from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
+from explorer.core.formats import tiktoken_file
+from explorer.core.merges import MergeForest, recover_merges
+from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer
+from explorer.core.tokenizer import SpecialMode, Tokenizer
+
+
+class TiktokenTokenizer(Tokenizer):
+    """A `.tiktoken` rank file with its pattern and special tokens, encoded by tiktoken.
+
+    >>> gpt4 = TiktokenTokenizer.bundled("cl100k_base")
+    >>> gpt4.encode("hello world")
+    [15339, 1917]
+    """
+
+    kind = "byte-level BPE (tiktoken)"
+
+    def __init__(self, ranks: tiktoken_file.RankFile, pattern: str, special_tokens: dict[str, int],
+                 name: str, source: str) -> None:
+        self.name = name
+        self.source = source
+        self.sha256 = ranks.sha256
+        self.pattern = NAMED_PATTERNS.get(pattern, pattern)
+        self._mergeable = ranks.vocab
+        self._vocab = list(ranks.vocab)  # with the special tokens' bytes, for token_bytes and decoding
+        for token, token_id in special_tokens.items():
+            self._vocab.extend([b""] * (token_id + 1 - len(self._vocab)))
+            self._vocab[token_id] = token.encode("utf-8")
+        self._special = SpecialTokens(special_tokens)
+        try:
+            self._encoding = tiktoken.Encoding(name, pat_str=self.pattern, mergeable_ranks=ranks.ranks,
+                                               special_tokens=special_tokens)
+        except ValueError as exc:  # fancy-regex rejects the pattern, or a special id collides
+            raise TokenizerFileError(source, f"tiktoken cannot use it: {exc}") from None
+
+    @classmethod
+    def bundled(cls, name: str) -> TiktokenTokenizer:
+        """`r50k_base` (alias `gpt2`), `cl100k_base` or `o200k_base`, from the files shipped with the app."""
+        encoding = tiktoken_file.bundled(name)
+        if encoding is None:
+            known = ", ".join(sorted([*tiktoken_file.BUNDLED, "gpt2"]))
+            raise ExplorerError(f"no bundled encoding {name!r}; choose one of {known}")
+        ranks = tiktoken_file.read_ranks(encoding.path, expected_sha256=encoding.sha256)
+        return cls(ranks, encoding.pattern, encoding.special_tokens, encoding.name,
+                   f"bundled tiktoken encoding ({encoding.description})")
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], pattern: str | None = None,
+                  special_tokens: dict[str, int] | None = None) -> TiktokenTokenizer:
+        """Any `.tiktoken` file. A copy of a bundled encoding is recognised by its hash and
+        needs nothing else; any other file needs its pre-tokenizer `pattern` (a name or a regex).
+        """
+        ranks = tiktoken_file.read_ranks(path)
+        known = tiktoken_file.by_hash(ranks.sha256)
+        if pattern is None and known is None:
+            raise TokenizerFileError(path, "a .tiktoken file does not say how it splits text; give its pattern "
+                                     f"(one of {', '.join(NAMED_PATTERNS)}, or a regex), e.g. --pattern o200k")
+        if pattern is not None:
+            try:
+                pattern = Pretokenizer(pattern).regex
+            except PatternError as exc:
+                raise TokenizerFileError(path, str(exc)) from None
+        chosen = pattern if pattern is not None else known.pattern  # type: ignore[union-attr]
+        specials = special_tokens if special_tokens is not None else (known.special_tokens if known else {})
+        return cls(ranks, chosen, specials, Path(path).stem, str(path))
+
+    # The interface
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._vocab)
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return self._special.tokens
+
+    def token_bytes(self, token_id: int) -> bytes:
+        if not 0 <= token_id < len(self._vocab) or not self._vocab[token_id]:
+            raise ExplorerError(f"unknown token id {token_id}: {self.name} has ids 0 to {len(self._vocab) - 1}")
+        return self._vocab[token_id]
+
+    def encode(self, text: str, special: SpecialMode = "disallowed") -> list[int]:
+        """tiktoken's ids, computed window by window so no single call holds on for long."""
+        ids: list[int] = []
+        for _, segment, special_id in self._special.segments(text, special):
+            if special_id is not None:
+                ids.append(special_id)
+                continue
+            for window in self.pretokenizer.windows(segment):
+                ids.extend(self._encoding.encode_ordinary(window))
+        return ids
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        return join_token_bytes(self._vocab, ids)
+
+    @cached_property
+    def pretokenizer(self) -> Pretokenizer:
+        return Pretokenizer(self.pattern)
+
+    @cached_property
+    def merges(self) -> list[tuple[int, int, int]]:
+        """(left, right, new_id) in rank order, recovered once per file and then read from the cache."""
+        return cached_merges(self.sha256, lambda: recover_merges(self._mergeable))
+
+    @cached_property
+    def forest(self) -> MergeForest:
+        return MergeForest(self.merges, self._vocab)
+
+    def as_bpe(self) -> BPE:
+        return self._bpe
+
+    @cached_property
+    def _bpe(self) -> BPE:
+        return BPE(self.merges, self.pattern, self.special_tokens, self.name, source=self.source,
+                   vocab=self._mergeable)

@@ -1,0 +1,147 @@
+"""The bundled tiktoken encodings: ids identical to tiktoken's, and the recovered merge forest.
+
+The reference is tiktoken's own registry (`tiktoken.get_encoding`), offline: its download
+cache is filled with the bundled files, so patterns and special tokens come from tiktoken too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from functools import cache
+from pathlib import Path
+
+import pytest
+import tiktoken
+
+from explorer.core.cache import merges_path
+from explorer.core.errors import SpecialTokenError, TokenizerFileError
+from explorer.core.formats.tiktoken_file import BUNDLED, read_ranks
+from explorer.core.merges import recover_merges
+from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
+from tests.conftest import HARD_CASES, corpus_lines
+
+NAMES = list(BUNDLED)
+CORPORA = ["prose-1mb.txt", "multi-1mb.txt", "code-1mb.txt"]
+SLICE = 120_000  # bytes of each corpus per encoding: the whole suite stays fast
+URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> object:
+    """tiktoken.get_encoding, with tiktoken's cache pre-filled so it never reaches the network."""
+    folder = tmp_path_factory.mktemp("tiktoken-cache")
+    for name, encoding in BUNDLED.items():
+        shutil.copy(encoding.path, folder / hashlib.sha1(URL.format(name).encode()).hexdigest())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TIKTOKEN_CACHE_DIR", str(folder))
+        encodings = {name: tiktoken.get_encoding(name) for name in NAMES}
+    return encodings
+
+
+@cache
+def loaded(name: str) -> TiktokenTokenizer:
+    return TiktokenTokenizer.bundled(name)
+
+
+@cache
+def texts() -> list[str]:
+    """Whole corpus slices (long enough to be encoded in several windows) and the hard cases."""
+    return ["".join(corpus_lines(name, SLICE)) for name in CORPORA] + HARD_CASES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_adapter_equals_tiktoken(name: str, reference: dict[str, tiktoken.Encoding]) -> None:
+    ours, theirs = loaded(name), reference[name]
+    assert ours.vocab_size == theirs.n_vocab and ours.special_tokens == theirs._special_tokens
+    for text in texts():
+        assert ours.encode(text) == theirs.encode(text), text[:40]
+    text = "start<|endoftext|>middle<|endoftext|> end"
+    assert ours.encode(text, special="allowed") == theirs.encode(text, allowed_special="all")
+    assert ours.encode(text, special="plain") == theirs.encode_ordinary(text)
+    with pytest.raises(SpecialTokenError) as caught:
+        ours.encode(text)
+    assert caught.value.position == 5
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_core_bpe_over_recovered_merges_equals_tiktoken(name: str, reference: dict[str, tiktoken.Encoding]) -> None:
+    bpe, theirs = loaded(name).as_bpe(), reference[name]
+    for text in texts():
+        assert bpe.encode(text) == theirs.encode(text), text[:40]
+    text = "x<|endoftext|>y"
+    assert bpe.encode(text, special="allowed") == theirs.encode(text, allowed_special="all")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_forest_is_recovered_and_cached(name: str) -> None:
+    tokenizer = loaded(name)
+    forest = tokenizer.forest
+    assert merges_path(tokenizer.sha256).exists()
+    merged = sum(1 for token_id in range(tokenizer.vocab_size) if forest.parents(token_id) is not None)
+    assert merged == tokenizer.vocab_size - 256 - len(tokenizer.special_tokens) - _holes(tokenizer)
+    hello = tokenizer.encode(" hello")[0]
+    left, right = forest.parents(hello)  # type: ignore[misc]
+    assert tokenizer.token_bytes(left) + tokenizer.token_bytes(right) == b" hello"
+    assert forest.rank(left) < forest.rank(hello) and hello in forest.children(left)
+    # A second load reads the cache and gets the same merges.
+    assert TiktokenTokenizer.bundled(name).merges == tokenizer.merges
+    steps = tokenizer.trace(" tokenization")
+    assert list(steps[-1].ids) == tokenizer.encode(" tokenization")
+
+
+def _holes(tokenizer: TiktokenTokenizer) -> int:
+    return sum(1 for token_id in range(tokenizer.vocab_size) if not tokenizer.decode_bytes([token_id]))
+
+
+def test_recover_merges_uses_lower_ranks_only() -> None:
+    # "abc" could be a+bc or ab+c: BPE over its bytes merges the lower-ranked "bc" first.
+    vocab = [b"a", b"b", b"c", b"bc", b"ab", b"abc", b"abcab"]
+    assert recover_merges(vocab) == [(1, 2, 3), (0, 1, 4), (0, 3, 5), (5, 4, 6)]
+    # A token that no pair of lower-ranked tokens builds gets no merge.
+    assert recover_merges([b"a", b"b", b"c", b"abc"]) == []
+
+
+def test_gpt2_alias_and_unknown_name() -> None:
+    assert loaded("r50k_base").encode("hello") == TiktokenTokenizer.bundled("gpt2").encode("hello")
+    with pytest.raises(Exception, match="no bundled encoding 'gpt5'"):
+        TiktokenTokenizer.bundled("gpt5")
+
+
+def test_user_tiktoken_file_needs_a_pattern_unless_known(tmp_path: Path) -> None:
+    copy = tmp_path / "mine.tiktoken"
+    shutil.copy(BUNDLED["r50k_base"].path, copy)
+    assert TiktokenTokenizer.from_file(copy).encode("hi <|endoftext|>", "allowed")[-1] == 50256
+    small = tmp_path / "small.tiktoken"
+    small.write_bytes(b"\n".join(line for line in copy.read_bytes().splitlines()[:300]) + b"\n")
+    with pytest.raises(TokenizerFileError, match="give its pattern"):
+        TiktokenTokenizer.from_file(small)
+    tokenizer = TiktokenTokenizer.from_file(small, pattern="gpt2")
+    assert tokenizer.decode(tokenizer.encode("hello world")) == "hello world"
+    assert tokenizer.special_tokens == {}
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"IQ== 0\n!!!! 1\n", "line 2: bad base64"),
+        (b"IQ== 0\nIg==\n", "line 2: expected 'base64-token rank'"),
+        (b"IQ== 0\nIg== x\n", "line 2: the rank 'x'"),
+        (b"IQ== 0\nIQ== 1\n", "appears twice"),
+        (b"", "empty"),
+    ],
+)
+def test_bad_tiktoken_files(tmp_path: Path, content: bytes, problem: str) -> None:
+    path = tmp_path / "bad.tiktoken"
+    path.write_bytes(content)
+    with pytest.raises(TokenizerFileError, match=problem) as caught:
+        read_ranks(path)
+    assert str(path) in str(caught.value)
+
+
+def test_hash_mismatch_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "o200k_base.tiktoken"
+    path.write_bytes(b"IQ== 0\n")
+    with pytest.raises(TokenizerFileError, match="not the published") as caught:
+        read_ranks(path, expected_sha256=BUNDLED["o200k_base"].sha256)
+    assert str(path) in str(caught.value)
