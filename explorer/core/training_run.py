@@ -1,0 +1,198 @@
+"""One training run as a stream of records: counting progress, then merges with held-out figures.
+
+`run_training(corpus, settings)` is what the Training pane runs (in a child process, so the
+window never waits for the interpreter lock). It counts the corpus, announces the merge stage,
+then yields one `Learned` record per merge, each carrying the token count of the held-out text
+after that merge, so "bytes per token on text the tokenizer never saw" is a curve, not a number.
+
+Held-out tokens are tracked incrementally (`HeldOutTracker`): each merge is applied only to the
+held-out chunks that contain its pair, as training does, which costs almost nothing per merge.
+With the Hugging Face engine, the merges arrive all at once when its trainer finishes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from explorer.core.bytelevel import from_chars
+from explorer.core.corpus_sources import Corpus, CorpusReader
+from explorer.core.errors import TrainingError
+from explorer.core.pretokenize import NONE, Pretokenizer, hf_compatible
+from explorer.core.train import BYTE_VOCAB, BpeTrainer, Merge, check_vocab_size
+
+Engine = Literal["builtin", "hf"]
+ENGINES: dict[str, str] = {"builtin": "built-in (streams every merge)",
+                           "hf": "Hugging Face tokenizers (same merges, shown when done)"}
+COUNT_REPORT_CHARS = 1 << 18
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    vocab_size: int
+    pattern: str = "cl100k"
+    special_tokens: tuple[str, ...] = ()
+    engine: Engine = "builtin"
+
+    @property
+    def target_merges(self) -> int:
+        return max(0, self.vocab_size - BYTE_VOCAB - len(set(self.special_tokens)))
+
+
+@dataclass(frozen=True, slots=True)
+class Counting:
+    """The counting stage: bytes of the corpus read so far, and distinct chunks found."""
+
+    bytes_read: int
+    total_bytes: int
+    texts: int
+    distinct_chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class MergeStage:
+    """Counting is done; merges follow. Token counts here are before the first merge (bytes)."""
+
+    target_merges: int
+    corpus_tokens: int  # UTF-8 bytes of the training text = its tokens before any merge
+    distinct_chunks: int
+    held_out_tokens: int  # bytes of the held-out text, 0 if there is none
+    skipped: tuple[str, ...]  # files left out, with the reason
+    counts_known: bool = True  # False for the Hugging Face engine (it does not report counts)
+
+
+@dataclass(frozen=True, slots=True)
+class Learned:
+    """One merge, and the held-out text's token count after it (-1 without held-out text)."""
+
+    merge: Merge
+    held_out_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    merges: int
+    stopped_early: bool  # the corpus ran out of pairs before the vocabulary was full
+
+
+class HeldOutTracker:
+    """Token count of a held-out text under the merges learned so far, updated merge by merge.
+
+    >>> tracker = HeldOutTracker(["aaab"], "none")
+    >>> tracker.tokens, tracker.apply(97, 97, 256), tracker.apply(256, 97, 257)
+    (4, 3, 2)
+    """
+
+    def __init__(self, texts: Iterable[str], pattern: str) -> None:
+        pieces = Pretokenizer(pattern).pieces
+        chunk_counts: Counter[str] = Counter()
+        for text in texts:
+            chunk_counts.update(pieces(text))
+        self.words = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
+        self.counts = list(chunk_counts.values())
+        self.bytes = self.tokens = sum(len(w) * c for w, c in zip(self.words, self.counts))
+        self.where: defaultdict[tuple[int, int], set[int]] = defaultdict(set)
+        for index, word in enumerate(self.words):
+            for pair in zip(word, word[1:]):
+                self.where[pair].add(index)
+
+    def apply(self, left: int, right: int, new_id: int) -> int:
+        """Merge `left`+`right` into `new_id` wherever it occurs; returns the new token count."""
+        for index in self.where.pop((left, right), ()):
+            word, i, merged = self.words[index], 0, 0
+            while i < len(word) - 1:
+                if word[i] == left and word[i + 1] == right:
+                    word[i : i + 2] = (new_id,)
+                    merged += 1
+                    if i:
+                        self.where[word[i - 1], new_id].add(index)
+                    if i + 1 < len(word):
+                        self.where[new_id, word[i + 1]].add(index)
+                i += 1
+            self.tokens -= merged * self.counts[index]
+        return self.tokens
+
+
+def run_training(corpus: Corpus, settings: TrainingSettings) -> Generator[object, None, RunSummary]:
+    """Count `corpus`, then learn merges: yields Counting, one MergeStage, then Learned records."""
+    check_vocab_size(settings.vocab_size, settings.special_tokens)
+    if corpus.is_empty:
+        raise TrainingError("the corpus is empty: add files, folders, pasted text or a sample in the Corpus pane")
+    held_out = corpus.held_out_reader()
+    tracker = HeldOutTracker(held_out, settings.pattern) if held_out is not None else None
+    reader = corpus.reader()
+    if settings.engine == "hf":
+        return (yield from _run_hf(reader, settings, tracker))
+    trainer = BpeTrainer(settings.vocab_size, settings.pattern, settings.special_tokens)
+    for progress in trainer.add_texts(reader, every=COUNT_REPORT_CHARS):
+        yield Counting(reader.bytes_read, reader.total_bytes, progress.texts, progress.distinct_chunks)
+    if not trainer.chunk_counts:
+        raise TrainingError("the corpus holds no text" + _skipped_note(reader))
+    corpus_tokens = sum(len(chunk.encode("utf-8")) * n for chunk, n in trainer.chunk_counts.items())
+    yield MergeStage(settings.target_merges, corpus_tokens, len(trainer.chunk_counts),
+                     tracker.bytes if tracker else 0, tuple(map(str, reader.skipped)))
+    learned = 0
+    for merge in trainer.merges():
+        learned += 1
+        yield Learned(merge, tracker.apply(merge.left, merge.right, merge.new_id) if tracker else -1)
+    return RunSummary(learned, learned < settings.target_merges)
+
+
+def _skipped_note(reader: CorpusReader) -> str:
+    if not reader.skipped:
+        return ""
+    return f" (skipped: {'; '.join(map(str, reader.skipped[:3]))}{' ...' if len(reader.skipped) > 3 else ''})"
+
+
+def _run_hf(reader: CorpusReader, settings: TrainingSettings,
+            tracker: HeldOutTracker | None) -> Generator[object, None, RunSummary]:
+    """Train with Hugging Face tokenizers (one call, no progress), then replay its merges as records."""
+    yield Counting(0, reader.total_bytes, 0, 0)
+    merges = hf_train(reader, settings)
+    if not merges and reader.bytes_read == 0:
+        raise TrainingError("the corpus holds no text" + _skipped_note(reader))
+    yield MergeStage(settings.target_merges, reader.bytes_read, 0, tracker.bytes if tracker else 0,
+                     tuple(map(str, reader.skipped)), counts_known=False)
+    for merge in merges:
+        yield Learned(merge, tracker.apply(merge.left, merge.right, merge.new_id) if tracker else -1)
+    return RunSummary(len(merges), len(merges) < settings.target_merges)
+
+
+def hf_train(texts: Iterable[str], settings: TrainingSettings) -> list[Merge]:
+    """Hugging Face's BpeTrainer with our pipeline (Split isolated + ByteLevel, all 256 bytes).
+
+    Its merges come back in our id space: bytes are 0-255, each new token the next id (or the id
+    it already has, when two pairs make the same bytes). Counts are unknown (0).
+    """
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    pattern = Pretokenizer(settings.pattern).regex
+    tokenizer = Tokenizer(models.BPE())
+    steps = [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+    if pattern != NONE:
+        steps.insert(0, pre_tokenizers.Split(Regex(hf_compatible(pattern)), behavior="isolated"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(steps)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=settings.vocab_size, special_tokens=list(settings.special_tokens),
+                                  show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    try:
+        tokenizer.train_from_iterator(texts, trainer)
+    except Exception as exc:  # tokenizers raises plain exceptions for bad regexes and the like
+        raise TrainingError(f"Hugging Face tokenizers could not train: {exc}") from None
+    pairs = json.loads(tokenizer.to_str())["model"]["merges"]
+    vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
+    id_of = {token: index for index, token in enumerate(vocab)}
+    merges: list[Merge] = []
+    for rank, pair in enumerate(pairs):
+        left_chars, right_chars = pair.split(" ") if isinstance(pair, str) else pair
+        left, right = id_of[from_chars(left_chars)], id_of[from_chars(right_chars)]
+        token = vocab[left] + vocab[right]
+        new_id = id_of.get(token)
+        if new_id is None:
+            new_id = id_of[token] = len(vocab)
+            vocab.append(token)
+        merges.append(Merge(rank, left, right, new_id, token, 0, 0))
+    return merges

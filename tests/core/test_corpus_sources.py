@@ -1,0 +1,125 @@
+"""Corpus sources: files, folders, JSON Lines, CSV, pasted text, bad files and encodings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.core.corpus import CorpusFiles
+from explorer.core.corpus_sources import (
+    Corpus, CorpusReader, NotUtf8Error, Source, list_files, record_fields, sample_sources, skip_reason, stdlib_source)
+from explorer.core.errors import CorpusError
+
+
+def test_plain_file_reads_lines_like_the_command_line(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes("one\r\ntwo\nthree é".encode())
+    texts = list(CorpusReader([Source.for_path(path)]))
+    assert texts == list(CorpusFiles([path])) == ["one\r\n", "two\n", "three é"]
+
+
+def test_folder_is_recursive_filtered_and_lists_skipped_files(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "sub" / "b.md").write_text("b\n")
+    (tmp_path / "sub" / "c.py").write_bytes(b"x = 1\x00\x01")
+    (tmp_path / "d.pdf").write_bytes(b"%PDF-1.4")
+    (tmp_path / "e.csv").write_text("x\n")
+    (tmp_path / ".hidden.txt").write_text("secret\n")
+    source = Source.for_path(tmp_path, include="*.txt;*.md;*.py;*.pdf")
+    assert source.kind == "folder"
+    files, skipped = list_files(source)
+    assert [p.name for p in files] == ["a.txt", "b.md"]
+    reasons = {Path(s.path).name: s.reason for s in skipped}
+    assert "binary" in reasons["c.py"] and "PDF" in reasons["d.pdf"]
+    reader = CorpusReader([source])
+    assert list(reader) == ["a\n", "b\n"]
+    assert len(reader.skipped) == 2
+    not_recursive = Source("folder", "top", str(tmp_path), include="*.txt", recursive=False)
+    assert [p.name for p in list_files(not_recursive)[0]] == ["a.txt"]
+
+
+def test_jsonl_field_and_bad_records(tmp_path: Path) -> None:
+    path = tmp_path / "data.jsonl"
+    lines = [json.dumps({"text": "hello", "id": 1}), "not json", json.dumps({"id": 2}),
+             json.dumps({"meta": {"body": "deep"}, "text": "नमस्ते"})]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert record_fields(path) == ["text"]
+    source = Source.for_path(path, field="text")
+    reader = CorpusReader([source])
+    assert list(reader) == ["hello", "नमस्ते"]
+    assert "1 lines that are not JSON" in reader.skipped[0].reason and "1 records without" in reader.skipped[0].reason
+    assert list(CorpusReader([Source("jsonl", "d", str(path), field="meta.body")])) == ["deep"]
+
+
+def test_csv_column_with_quoted_newlines(tmp_path: Path) -> None:
+    path = tmp_path / "data.csv"
+    path.write_text('id,text\n1,"first line\nsecond line"\n2,plain\n', encoding="utf-8")
+    assert record_fields(path) == ["id", "text"]
+    reader = CorpusReader([Source.for_path(path, field="text")])
+    assert list(reader) == ["first line\nsecond line", "plain"]
+    assert reader.bytes_read == path.stat().st_size
+    missing = CorpusReader([Source.for_path(path, field="body")])
+    assert list(missing) == [] and "no column 'body'" in missing.skipped[0].reason
+
+
+def test_non_utf8_is_reported_then_read_with_a_chosen_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "latin.txt"
+    path.write_bytes("first\ncafé crème\n".encode("latin-1"))
+    good = tmp_path / "good.txt"
+    good.write_text("still read\n")
+    source = Source.for_path(path)
+    reader = CorpusReader([source, Source.for_path(good)])
+    assert list(reader) == ["first\n", "still read\n"]  # nothing stops the rest
+    [error] = reader.undecodable
+    assert isinstance(error, NotUtf8Error) and error.line == 2 and error.offset == 9
+    assert "not valid UTF-8 (line 2" in str(error)
+    assert list(CorpusReader([source.with_encoding("latin-1")])) == ["first\n", "café crème\n"]
+    replaced = list(CorpusReader([source.with_encoding("utf-8", "replace")]))
+    assert replaced == ["first\n", "caf\ufffd cr\ufffdme\n"]
+    with pytest.raises(LookupError):
+        source.with_encoding("no-such-codec")
+
+
+def test_utf16_is_not_mistaken_for_binary(tmp_path: Path) -> None:
+    path = tmp_path / "u16.txt"
+    path.write_text("hello\nworld\n", encoding="utf-16")
+    assert skip_reason(path) is None
+    reader = CorpusReader([Source.for_path(path)])
+    assert list(reader) == [] and reader.undecodable
+    assert list(CorpusReader([Source.for_path(path).with_encoding("utf-16")])) == ["hello\n", "world\n"]
+
+
+def test_pasted_text_and_whole_files_are_one_text(tmp_path: Path) -> None:
+    path = tmp_path / "toy.txt"
+    path.write_text("a\nb")
+    assert list(CorpusReader([Source("file", "toy", str(path), whole=True), Source.pasted("x\ny")])) == ["a\nb", "x\ny"]
+
+
+def test_missing_path_is_skipped_not_fatal(tmp_path: Path) -> None:
+    reader = CorpusReader([Source("file", "gone", str(tmp_path / "gone.txt")), Source.pasted("ok")])
+    assert list(reader) == ["ok"]
+    assert "no such file" in reader.skipped[0].reason
+    with pytest.raises(CorpusError):
+        list_files(Source("file", "gone", str(tmp_path / "gone.txt")))
+
+
+def test_samples_exist_and_corpus_reader_counts_bytes() -> None:
+    samples = sample_sources()
+    assert len(samples) == 8 and all(Path(s.path).is_file() for s in samples)
+    corpus = Corpus(tuple(samples[:2]))
+    reader = corpus.reader()
+    texts = list(reader)
+    assert reader.bytes_read == reader.total_bytes == sum(Path(s.path).stat().st_size for s in samples[:2])
+    assert sum(len(t.encode()) for t in texts) == reader.bytes_read
+    assert [t for s in samples if s.name.startswith("Toy: aaab") for t in CorpusReader([s])] == ["aaabdaaabac"]
+
+
+def test_stdlib_source_when_present() -> None:
+    source = stdlib_source()
+    if source is None:
+        pytest.skip("no standard library sources on this machine")
+    files, _ = list_files(source)
+    assert any(p.name == "os.py" for p in files) and all(p.parent == Path(source.path) for p in files)

@@ -1,0 +1,87 @@
+"""A training run as records: counting, merge stage, merges with held-out token counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.core.corpus_sources import Corpus, Source, sample_sources
+from explorer.core.errors import TrainingError
+from explorer.core.formats.own import from_merges
+from explorer.core.train import train
+from explorer.core.training_run import (
+    Counting, HeldOutTracker, Learned, MergeStage, RunSummary, TrainingSettings, run_training)
+
+SPECIALS = ("<|endoftext|>",)
+
+
+def run(corpus: Corpus, settings: TrainingSettings) -> tuple[list[object], RunSummary]:
+    records, generator = [], run_training(corpus, settings)
+    while True:
+        try:
+            records.append(next(generator))
+        except StopIteration as stop:
+            return records, stop.value
+
+
+def test_records_in_order_and_merges_equal_the_core() -> None:
+    english, hindi = sample_sources()[:2]
+    corpus = Corpus((english,), held_out=hindi)
+    records, summary = run(corpus, TrainingSettings(600, "cl100k", SPECIALS))
+    kinds = [type(r).__name__ for r in records]
+    first_learned = kinds.index("Learned")
+    assert set(kinds[: first_learned - 1]) == {"Counting"} and kinds[first_learned - 1] == "MergeStage"
+    learned = [r for r in records if isinstance(r, Learned)]
+    texts = list(corpus.reader())
+    assert [r.merge for r in learned] == list(train(texts, 600, "cl100k", SPECIALS))
+    stage = records[first_learned - 1]
+    assert isinstance(stage, MergeStage) and stage.target_merges == 600 - 256 - 1
+    assert stage.corpus_tokens == sum(len(t.encode()) for t in texts)
+    assert summary == RunSummary(len(learned), len(learned) < stage.target_merges)
+
+
+def test_held_out_tokens_equal_encoding_with_the_merges_so_far() -> None:
+    english, hindi, korean = sample_sources()[:3]
+    held_out_text = "".join(Corpus((hindi,)).reader())
+    records, _ = run(Corpus((english, hindi), held_out=korean), TrainingSettings(900, "o200k"))
+    learned = [r for r in records if isinstance(r, Learned)]
+    korean_text = "".join(Corpus((korean,)).reader())
+    for upto in (1, 100, len(learned)):
+        tokenizer = from_merges([r.merge for r in learned[:upto]], "o200k")
+        assert learned[upto - 1].held_out_tokens == len(tokenizer.encode(korean_text))
+    assert held_out_text  # Hindi is trained on: its merges help little on Korean, but the count still drops
+    assert learned[-1].held_out_tokens < len(korean_text.encode())
+
+
+def test_tracker_on_overlapping_pairs() -> None:
+    tracker = HeldOutTracker(["aaaa", "aaa"], "none")
+    assert tracker.tokens == 7
+    assert tracker.apply(97, 97, 256) == 4  # aaaa -> [aa, aa]; aaa -> [aa, a]
+    assert tracker.apply(256, 256, 257) == 3
+
+
+def test_hf_engine_gives_the_same_merges_without_counts() -> None:
+    corpus = Corpus(tuple(sample_sources()[:2]), held_out=sample_sources()[2])
+    built_in = [r for r in run(corpus, TrainingSettings(700, "cl100k"))[0] if isinstance(r, Learned)]
+    records, _ = run(corpus, TrainingSettings(700, "cl100k", engine="hf"))
+    hf = [r for r in records if isinstance(r, Learned)]
+    assert [r.merge.token for r in hf] == [r.merge.token for r in built_in]
+    assert [r.held_out_tokens for r in hf] == [r.held_out_tokens for r in built_in]
+    assert [r.merge.new_id for r in hf] == [r.merge.new_id for r in built_in]
+    stage = next(r for r in records if isinstance(r, MergeStage))
+    assert not stage.counts_known
+
+
+def test_refuses_bad_settings() -> None:
+    with pytest.raises(TrainingError, match="at least 257"):
+        run(Corpus((Source.pasted("abc"),)), TrainingSettings(256, "gpt2", SPECIALS))
+    with pytest.raises(TrainingError, match="empty"):
+        run(Corpus(), TrainingSettings(1000))
+    with pytest.raises(TrainingError, match="no text"):
+        run(Corpus((Source.pasted(""),)), TrainingSettings(1000))
+
+
+def test_counting_reports_bytes() -> None:
+    corpus = Corpus(tuple(sample_sources()[:4]))
+    records, _ = run(corpus, TrainingSettings(300))
+    counting = [r for r in records if isinstance(r, Counting)]
+    assert counting[-1].bytes_read == counting[-1].total_bytes == corpus.reader().total_bytes
