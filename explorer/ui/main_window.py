@@ -29,11 +29,18 @@ def create_pane(session: Session, name: str, title: str, hint: str) -> Pane:
     """The pane from `explorer.ui.<name>` if it is built, else a placeholder saying what it will do."""
     try:
         module = importlib.import_module(f"explorer.ui.{name}")
+        if not hasattr(module, "create_pane"):
+            return PlaceholderPane(session, name, title, hint)
+        return module.create_pane(session)
     except ModuleNotFoundError as exc:
         if exc.name != f"explorer.ui.{name}":
             raise
         return PlaceholderPane(session, name, title, hint)
-    return module.create_pane(session)
+    except Exception as exc:  # one broken pane must not take the window down
+        import traceback
+
+        traceback.print_exc()
+        return PlaceholderPane(session, name, title, f"This pane could not be built: {exc!r}")
 
 
 class MainWindow(QMainWindow):

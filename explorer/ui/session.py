@@ -7,6 +7,7 @@ changed. No pane reaches into another.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -42,6 +43,7 @@ class Session(QObject):
         self.tokenizer: Tokenizer | None = None
         self.tokenizer_spec = ""
         self.trained: dict[str, Tokenizer] = {}  # name -> tokenizer trained in this session
+        self.loaded: dict[str, Tokenizer] = {}  # spec -> tokenizer already loaded (for compare views)
         self.unsaved: set[str] = set()  # trained tokenizers not yet saved to a file
         self.corpus: Any = None
         self.training: Any = None
@@ -66,12 +68,31 @@ class Session(QObject):
         job.finished.connect(lambda tokenizer: self.set_tokenizer(tokenizer, spec))
         job.failed.connect(lambda message: self._on_load_failed(spec, message))
 
+    def fetch_tokenizer(self, spec: str, on_loaded: Callable[[Tokenizer], None], key: str | None = None) -> None:
+        """Load `spec` off the GUI thread without making it current (compare views); cached by spec."""
+        if spec.startswith(TRAINED_PREFIX) and spec[len(TRAINED_PREFIX):] in self.trained:
+            on_loaded(self.trained[spec[len(TRAINED_PREFIX):]])
+            return
+        if spec in self.loaded:
+            on_loaded(self.loaded[spec])
+            return
+        from explorer.core.load import load_tokenizer
+
+        def work():  # type: ignore[no-untyped-def]
+            return load_tokenizer(spec)
+            yield
+
+        job = self.workers.start(f"loading {spec}", work, key=key)
+        job.finished.connect(lambda tokenizer: (self.loaded.__setitem__(spec, tokenizer), on_loaded(tokenizer)))
+        job.failed.connect(lambda message: self.error_posted.emit("Could not load the tokenizer", message))
+
     def _on_load_failed(self, spec: str, message: str) -> None:
         self.tokenizer_failed.emit(spec, message)
         self.error_posted.emit("Could not load the tokenizer", message)
 
     def set_tokenizer(self, tokenizer: Tokenizer, spec: str) -> None:
         self.tokenizer, self.tokenizer_spec = tokenizer, spec
+        self.loaded[spec] = tokenizer
         if not spec.startswith(TRAINED_PREFIX):
             self.settings.last_tokenizer = spec
         self.tokenizer_changed.emit(tokenizer)

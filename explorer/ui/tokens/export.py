@@ -1,0 +1,68 @@
+"""Exports of the token view: ids as JSON, the coloured tokens as HTML or PNG, tokens as CSV."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QTextDocument
+
+from explorer.core.incremental import TokenizedText
+from explorer.core.render import token_text
+from explorer.ui.theme import token_color
+
+PNG_TOKEN_LIMIT = 20_000  # a slide never needs more; keeps the image a sane size
+
+
+def ids_json(state: TokenizedText) -> str:
+    return json.dumps(state.ids.tolist())
+
+
+def tokens_html(state: TokenizedText, dark: bool, show_ids: bool = False, limit: int | None = None) -> str:
+    """A self-contained HTML fragment: one coloured span per token, titled with its id."""
+    background, foreground = ("#17181a", "#e8eaed") if dark else ("#ffffff", "#1f1f1f")
+    border = "rgba(255,255,255,0.35)" if dark else "rgba(0,0,0,0.3)"
+    parts = [f'<pre style="font-family:monospace;white-space:pre-wrap;background:{background};'
+             f'color:{foreground};padding:8px;line-height:1.5">']
+    count = len(state) if limit is None else min(limit, len(state))
+    for index in range(count):
+        token_id = int(state.ids[index])
+        data = state.tokenizer.token_bytes(token_id)
+        shown = f"{token_id}" if show_ids else token_text(data)
+        newline = shown.endswith("\n") or (show_ids and b"\n" in data)
+        shown = shown.rstrip("\n")
+        parts.append(f'<span title="{token_id}" style="background:{token_color(token_id, dark).name()};'
+                     f'border-left:1px solid {border}">{html.escape(shown)}</span>'
+                     + ("\n" if newline else " " if show_ids else ""))
+    parts.append("</pre>")
+    return "".join(parts)
+
+
+def tokens_csv(state: TokenizedText) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["index", "id", "start", "end", "byte_start", "byte_end", "bytes_hex", "text"])
+    for index in range(len(state)):
+        token = state.token(index)
+        writer.writerow([index, token.id, token.start, token.end, token.byte_start, token.byte_end,
+                         token.bytes.hex(" ").upper(), token_text(token.bytes)])
+    return out.getvalue()
+
+
+def tokens_image(state: TokenizedText, dark: bool, font: QFont, width: int = 1200, show_ids: bool = False) -> QImage:
+    """The coloured tokens laid out at `width` pixels, as an image for slides."""
+    document = QTextDocument()
+    document.setDefaultFont(font)
+    document.setDocumentMargin(16)
+    document.setHtml(tokens_html(state, dark, show_ids, PNG_TOKEN_LIMIT))
+    document.setTextWidth(width)
+    size = document.size().toSize()
+    image = QImage(size, QImage.Format.Format_ARGB32)
+    image.fill(QColor("#17181a") if dark else QColor("#ffffff"))
+    painter = QPainter(image)
+    document.drawContents(painter)
+    painter.end()
+    return image
+

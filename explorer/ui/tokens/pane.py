@@ -1,0 +1,555 @@
+"""The Tokens pane: type or paste a prompt, see every token, find what is odd about it.
+
+Top: the editor. Middle: one lane per tokenizer (the current one, plus up to three to compare,
+with the spans where their boundaries differ underlined in magenta). Bottom: the hovered token's
+details and the findings list; a click on a finding selects its span in the editor and the view.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QMimeData, Qt, QTimer
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QTextCursor
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu, QPlainTextEdit,
+                               QPushButton, QSplitter, QTableView, QTextBrowser, QToolButton, QVBoxLayout, QWidget)
+
+from explorer.core.compare import boundary_differences, count_words
+from explorer.core.findings import iter_findings
+from explorer.core.tokenizer import SPECIAL_MODES, Tokenizer
+from explorer.ui.pane import Pane
+from explorer.ui.picker import BUNDLED
+from explorer.ui.session import TRAINED_PREFIX, Session
+from explorer.ui.tokens import export
+from explorer.ui.tokens.details import token_details
+from explorer.ui.tokens.display import from_utf16, to_utf16
+from explorer.ui.tokens.findings_model import FINDING_ROLE, FindingsModel
+from explorer.ui.tokens.glyphs import missing_message
+from explorer.ui.tokens.lane import Lane
+
+SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"
+          "एक एगलेस मावा केक शनिवार के लिए, कृपया।\n"
+          "In 1969, 600,000,000 people watched.\t안녕하세요 👋 ")
+MAX_LANES = 4
+IDLE_MS = 250  # after typing stops: findings, word counts and the comparison
+PASTE_STEP = 65_536  # characters inserted per event-loop turn for a big paste
+
+
+class PromptEditor(QPlainTextEdit):
+    """The prompt editor; a big paste goes in piece by piece so the window never freezes."""
+
+    def __init__(self, pane: TokensPane) -> None:
+        super().__init__(pane)
+        self.pane = pane
+        self.setPlaceholderText("Type or paste a prompt to see every token.")
+        self.setTabChangesFocus(False)
+        self._paste_queue: list[str] = []
+
+    def insertFromMimeData(self, source: QMimeData) -> None:  # noqa: N802 (Qt override)
+        text = source.text() if source.hasText() else ""
+        if len(text) <= PASTE_STEP:
+            super().insertFromMimeData(source)
+            return
+        self.pane.begin_bulk()
+        self.textCursor().removeSelectedText()
+        self._paste_queue = [text[i:i + PASTE_STEP] for i in range(0, len(text), PASTE_STEP)]
+        QTimer.singleShot(0, self._paste_next)
+
+    def _paste_next(self) -> None:
+        if not self._paste_queue:
+            self.pane.end_bulk()
+            return
+        self.textCursor().insertText(self._paste_queue.pop(0))
+        QTimer.singleShot(0, self._paste_next)
+
+    @property
+    def pasting(self) -> bool:
+        return bool(self._paste_queue)
+
+
+class TokensPane(Pane):
+    name = "tokens"
+    title = "Tokens"
+
+    def __init__(self, session: Session) -> None:
+        super().__init__(session)
+        self.lanes: list[Lane] = []
+        self._bulk = False
+        self._forest_ready: set[int] = set()
+        self._forest_note = ""
+        self._findings_job = None
+        self._detail_lane: Lane | None = None
+        self._detail_index = -1
+        self._missing: set[str] = set()
+        self._banner_error = ""
+        self._build()
+        self._idle = QTimer(self)
+        self._idle.setSingleShot(True)
+        self._idle.setInterval(IDLE_MS)
+        self._idle.timeout.connect(self._on_idle)
+        session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
+        session.special_mode_changed.connect(self._on_session_special_mode_changed)
+        session.font_changed.connect(self._on_session_font_changed)
+        session.theme_changed.connect(self._on_session_theme_changed)
+        session.text_sent.connect(self._on_session_text_sent)
+        session.tokenizers_changed.connect(self._refill_compare_choices)
+        self.set_content(self.content)
+        self.editor.setPlainText(SAMPLE)
+        if session.tokenizer is not None:
+            self._on_session_tokenizer_changed(session.tokenizer)
+
+    # Building
+
+    def _build(self) -> None:
+        self.content = QWidget(self)
+        self.editor = PromptEditor(self)
+        self.editor.setFont(self.session.font)
+        self.editor.textChanged.connect(self._on_editor_text_changed)
+        self.editor.cursorPositionChanged.connect(self._on_editor_cursor_moved)
+
+        self.mode_box = QComboBox(self)
+        for mode in SPECIAL_MODES:
+            self.mode_box.addItem(mode, mode)
+        self.mode_box.setCurrentIndex(SPECIAL_MODES.index(self.session.special_mode))
+        self.mode_box.setToolTip("Special-token strings such as <|endoftext|> in the prompt: refuse them "
+                                 "(disallowed), encode them as control tokens (allowed), or as plain text (plain)")
+        self.mode_box.currentIndexChanged.connect(lambda _: self.session.set_special_mode(self.mode_box.currentData()))
+        self.ids_button = QPushButton("Show ids", self)
+        self.ids_button.setCheckable(True)
+        self.ids_button.setShortcut(QKeySequence("Ctrl+I"))
+        self.ids_button.setToolTip("Toggle between token text and token ids (Ctrl+I)")
+        self.ids_button.toggled.connect(self._on_ids_toggled)
+        self.compare_button = QPushButton("Compare +", self)
+        self.compare_button.setToolTip("Add a tokenizer to compare (up to four), Ctrl+K")
+        self.compare_button.setShortcut(QKeySequence("Ctrl+K"))
+        self.compare_button.clicked.connect(lambda: self.add_compare())
+        self.export_button = QToolButton(self)
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.export_button)
+        self.export_actions: dict[str, QAction] = {}
+        for key, label, slot in [("ids", "Copy ids as JSON", self.copy_ids),
+                                 ("html", "Copy as HTML", self.copy_html),
+                                 ("save_html", "Save as HTML...", self.save_html),
+                                 ("png", "Copy as PNG", self.copy_png),
+                                 ("save_png", "Save as PNG...", self.save_png),
+                                 ("csv", "Save tokens as CSV...", self.save_csv)]:
+            self.export_actions[key] = menu.addAction(label, slot)
+        self.export_button.setMenu(menu)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Special tokens:", self))
+        bar.addWidget(self.mode_box)
+        bar.addWidget(self.ids_button)
+        bar.addWidget(self.compare_button)
+        bar.addWidget(self.export_button)
+        bar.addStretch(1)
+
+        self.banner = QLabel(self)
+        self.banner.setWordWrap(True)
+        self.banner.setObjectName("tokensBanner")
+        self.banner.setStyleSheet("QLabel#tokensBanner { background: #fff3cd; color: #5c4400; padding: 4px 8px;"
+                                  " border-radius: 4px; }")
+        self.banner.hide()
+
+        self.lanes_widget = QSplitter(Qt.Orientation.Vertical, self)
+        self.main_lane = self._new_lane()
+
+        self.details = QTextBrowser(self)
+        self.details.setOpenLinks(False)
+        self.details.setPlaceholderText("Hover over a token to see its id, bytes, merge rank and parents.")
+        self.findings_model = FindingsModel(self)
+        self.findings = QTableView(self)
+        self.findings.setModel(self.findings_model)
+        self.findings.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.findings.setWordWrap(False)
+        self.findings.verticalHeader().hide()
+        self.findings.horizontalHeader().setStretchLastSection(True)
+        self.findings.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.findings.clicked.connect(self._on_finding_clicked)
+        self.findings.activated.connect(self._on_finding_clicked)
+        findings_box = QWidget(self)
+        findings_layout = QVBoxLayout(findings_box)
+        findings_layout.setContentsMargins(0, 0, 0, 0)
+        self.findings_label = QLabel("Findings", self)
+        findings_layout.addWidget(self.findings_label)
+        findings_layout.addWidget(self.findings)
+        bottom = QSplitter(Qt.Orientation.Horizontal, self)
+        bottom.addWidget(self.details)
+        bottom.addWidget(findings_box)
+        bottom.setSizes([380, 620])
+
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.editor)
+        splitter.addWidget(self.lanes_widget)
+        splitter.addWidget(bottom)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 4)
+        splitter.setStretchFactor(2, 2)
+        splitter.setSizes([160, 380, 200])
+        layout = QVBoxLayout(self.content)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(bar)
+        layout.addWidget(self.banner)
+        layout.addWidget(splitter, 1)
+
+    def _new_lane(self) -> Lane:
+        lane = Lane(self.session, self.lanes_widget)
+        lane.updated.connect(self._on_lane_updated)
+        lane.token_hovered.connect(self._on_lane_token_hovered)
+        lane.token_clicked.connect(self._on_lane_token_clicked)
+        lane.status.connect(self._on_lane_status)
+        lane.view.glyphs_missing.connect(self._on_glyphs_missing)
+        lane.set_show_ids(self.ids_button.isChecked())
+        self.lanes_widget.addWidget(lane)
+        self.lanes.append(lane)
+        return lane
+
+    # Text in, tokens out
+
+    def set_text(self, text: str) -> None:
+        self.editor.setPlainText(text)
+
+    def text(self) -> str:
+        """The prompt as Python text (Qt keeps paragraph separators; a prompt has newlines)."""
+        return self.editor.document().toRawText().replace("\u2029", "\n")
+
+    def begin_bulk(self) -> None:
+        self._bulk = True
+
+    def end_bulk(self) -> None:
+        self._bulk = False
+        self._on_editor_text_changed()
+
+    def _on_editor_text_changed(self) -> None:
+        if self._bulk:
+            return
+        text = self.text()
+        for lane in self.lanes:
+            lane.set_text(text)
+        self._idle.start()
+
+    def _on_lane_updated(self) -> None:
+        self._idle.start()
+        if self._detail_lane is not None and self._detail_lane.state is not None:
+            self._detail_index = min(self._detail_index, len(self._detail_lane.state) - 1)
+
+    def _on_lane_status(self, message: str) -> None:
+        if self.sender() is self.main_lane:
+            self._banner_error = message
+            self._show_banner()
+
+    def _show_banner(self) -> None:
+        parts = [p for p in (self._banner_error, missing_message(self._missing) if self._missing else "") if p]
+        self.banner.setText("\n".join(parts))
+        self.banner.setVisible(bool(parts))
+
+    def _on_glyphs_missing(self, chars: set[str]) -> None:
+        self._missing |= chars
+        self._show_banner()
+
+    # Session
+
+    def _on_session_tokenizer_changed(self, tokenizer: Tokenizer) -> None:
+        self._forest_note = ""
+        self.main_lane.tokenizer = tokenizer
+        self.main_lane.encode_all(self.text())
+        self._warm_forest(tokenizer)
+
+    def _on_session_special_mode_changed(self, mode: str) -> None:
+        index = SPECIAL_MODES.index(mode)  # type: ignore[arg-type]
+        if self.mode_box.currentIndex() != index:
+            self.mode_box.setCurrentIndex(index)
+        for lane in self.lanes:
+            lane.set_mode(mode)  # type: ignore[arg-type]
+
+    def _on_session_font_changed(self, font: object) -> None:
+        self.editor.setFont(self.session.font)
+        for lane in self.lanes:
+            lane.view.set_text_font(self.session.font)
+
+    def _on_session_theme_changed(self, dark: bool) -> None:
+        for lane in self.lanes:
+            lane.view.set_dark(dark)
+
+    def _on_session_text_sent(self, pane: str, text: str) -> None:
+        if pane == self.name:
+            self.set_text(text)
+
+    def _warm_forest(self, tokenizer: Tokenizer) -> None:
+        """Build the merge forest in the background (recovering it from tiktoken ranks takes seconds)."""
+        if id(tokenizer) in self._forest_ready:
+            return
+
+        def work():  # type: ignore[no-untyped-def]
+            return tokenizer.forest is not None
+            yield
+
+        self._forest_note = "computing the merge forest..."
+        job = self.session.workers.start("building the merge forest", work, key=f"forest:{id(self)}")
+        job.finished.connect(lambda has: self._on_forest_ready(tokenizer, bool(has)))
+        job.failed.connect(lambda message: setattr(self, "_forest_note", message))
+
+    def _on_forest_ready(self, tokenizer: Tokenizer, has_forest: bool) -> None:
+        if has_forest:
+            self._forest_ready.add(id(tokenizer))
+        else:
+            self._forest_note = f"{tokenizer.name} ({tokenizer.kind}) has no merges"
+        self._show_details()
+
+    # Idle work: counts, findings, comparison
+
+    def _on_idle(self) -> None:
+        lanes = [lane for lane in self.lanes if lane.complete and lane.state is not None]
+        if self.main_lane not in lanes:
+            return
+        state = self.main_lane.state.snapshot()  # type: ignore[union-attr]
+        flagged = _audit_flags(state.tokenizer)
+        others = [(lane, lane.state.snapshot()) for lane in lanes]  # type: ignore[union-attr]
+        self.findings_model.clear()
+        self.findings_label.setText("Findings (looking...)")
+
+        def work():  # type: ignore[no-untyped-def]
+            yield ("words", count_words(state.text))
+            if len(others) > 1 and all(other.text == state.text for _, other in others):
+                spans = boundary_differences(state.text, [other.byte_boundaries() for _, other in others])
+                masks = []
+                for lane, other in others:
+                    mask = np.zeros(len(other), bool)
+                    for start, end in spans:
+                        found = other.tokens_in(start, end)
+                        mask[found.start:found.stop] = True
+                    masks.append((lane, mask))
+                yield ("diff", masks)
+            yield from iter_findings(state, flagged=flagged)
+
+        job = self.session.workers.start("finding what is odd", work, key=f"findings:{id(self)}")
+        job.batch_ready.connect(self._on_findings_batch)
+        job.finished.connect(lambda _: self.findings_label.setText(
+            f"Findings ({self.findings_model.rowCount()})" + (" — vocabulary audit not available" if flagged is None else "")))
+        self._findings_job = job
+
+    def _on_findings_batch(self, items: list[object]) -> None:
+        if self.sender() is not self._findings_job:
+            return
+        findings = []
+        for item in items:
+            if isinstance(item, tuple) and item[0] == "words":
+                for lane in self.lanes:
+                    lane.set_words(item[1])  # type: ignore[arg-type]
+            elif isinstance(item, tuple) and item[0] == "diff":
+                for lane, mask in item[1]:  # type: ignore[misc]
+                    lane.view.set_diff(mask)
+            else:
+                findings.append(item)
+        self.findings_model.add(findings)  # type: ignore[arg-type]
+
+    def _on_finding_clicked(self, index: object) -> None:
+        finding = self.findings_model.data(index, FINDING_ROLE)  # type: ignore[arg-type]
+        if finding is not None:
+            self.jump_to(finding.start, finding.end)
+
+    def jump_to(self, start: int, end: int) -> None:
+        """Select characters [start, end) in the editor and show their first token in the view."""
+        text = self.text()
+        cursor = QTextCursor(self.editor.document())
+        cursor.setPosition(to_utf16(text, start))
+        cursor.setPosition(to_utf16(text, end), QTextCursor.MoveMode.KeepAnchor)
+        self.editor.setTextCursor(cursor)
+        self.editor.ensureCursorVisible()
+        lane = self.main_lane
+        if lane.state is not None and len(lane.state):
+            index = lane.state.index_at(start)
+            lane.view.show_token(index)
+            self._set_details(lane, index)
+
+    def _on_editor_cursor_moved(self) -> None:
+        lane = self.main_lane
+        if lane.state is None or not lane.complete or not len(lane.state):
+            return
+        cursor = self.editor.textCursor()
+        index = lane.state.index_at(from_utf16(lane.text, cursor.selectionStart()))
+        lane.view.set_current(index)
+        self._set_details(lane, index)
+
+    # Details and navigation
+
+    def _on_lane_token_hovered(self, lane: Lane, index: int) -> None:
+        self._set_details(lane, index)
+
+    def _on_lane_token_clicked(self, lane: Lane, index: int) -> None:
+        if lane.state is not None and 0 <= index < len(lane.state):
+            self._set_details(lane, index)
+            self.session.show_token(int(lane.state.ids[index]))
+
+    def _set_details(self, lane: Lane, index: int) -> None:
+        self._detail_lane, self._detail_index = lane, index
+        self._show_details()
+
+    def _show_details(self) -> None:
+        lane, index = self._detail_lane, self._detail_index
+        if lane is None or lane.state is None or not 0 <= index < len(lane.state):
+            return
+        tokenizer = lane.state.tokenizer
+        forest = tokenizer.forest if id(tokenizer) in self._forest_ready else None
+        if forest is None and id(tokenizer) not in self._forest_ready and tokenizer is not self.session.tokenizer:
+            self._warm_forest(tokenizer)
+        self.details.setHtml(token_details(lane.state, index, forest, self._forest_note))
+
+    # Compare
+
+    def add_compare(self, spec: str | None = None) -> Lane | None:
+        if len(self.lanes) >= MAX_LANES:
+            self.session.status_posted.emit(f"At most {MAX_LANES} tokenizers can be compared")
+            return None
+        lane = self._new_lane()
+        lane.mode = self.session.special_mode
+        header = QHBoxLayout()
+        choice = QComboBox(lane)
+        choice.setObjectName("compareChoice")
+        remove = QPushButton("Remove", lane)
+        header.addWidget(QLabel("Compare with:", lane))
+        header.addWidget(choice, 1)
+        header.addWidget(remove)
+        row = QWidget(lane)
+        row.setLayout(header)
+        lane.header_layout.addWidget(row)
+        lane.choice = choice  # type: ignore[attr-defined]
+        self._fill_choices(choice)
+        choice.activated.connect(lambda _: self._load_compare(lane, choice.currentData()))
+        remove.clicked.connect(lambda: self.remove_compare(lane))
+        lane.text = self.text()
+        if spec is None:
+            spec = next((s for s, _ in self._choices() if s != self.session.tokenizer_spec), "")
+        if spec:
+            index = choice.findData(spec)
+            if index >= 0:
+                choice.setCurrentIndex(index)
+            self._load_compare(lane, spec)
+        self.compare_button.setEnabled(len(self.lanes) < MAX_LANES)
+        return lane
+
+    def remove_compare(self, lane: Lane) -> None:
+        if lane is self.main_lane:
+            return
+        self.lanes.remove(lane)
+        lane.setParent(None)
+        lane.deleteLater()
+        self.compare_button.setEnabled(True)
+        if len(self.lanes) < 2:
+            self.main_lane.view.set_diff(None)
+        self._idle.start()
+
+    def _choices(self) -> list[tuple[str, str]]:
+        choices = list(BUNDLED)
+        choices += [(TRAINED_PREFIX + name, f"{name} (trained here)") for name in self.session.trained]
+        choices += [(path, path.rsplit("/", 1)[-1]) for path in self.session.settings.recent_files]
+        return choices
+
+    def _fill_choices(self, box: QComboBox) -> None:
+        current = box.currentData()
+        box.clear()
+        for spec, label in self._choices():
+            box.addItem(label, spec)
+        if current is not None and box.findData(current) >= 0:
+            box.setCurrentIndex(box.findData(current))
+
+    def _refill_compare_choices(self) -> None:
+        for lane in self.lanes[1:]:
+            self._fill_choices(lane.choice)  # type: ignore[attr-defined]
+
+    def _load_compare(self, lane: Lane, spec: str) -> None:
+        def loaded(tokenizer: Tokenizer) -> None:
+            if lane in self.lanes:
+                lane.text = self.text()
+                lane.set_tokenizer(tokenizer)
+
+        self.session.fetch_tokenizer(spec, loaded, key=f"compare:{id(lane)}")
+
+    # Presentation toggles
+
+    def _on_ids_toggled(self, show: bool) -> None:
+        self.ids_button.setText("Show text" if show else "Show ids")
+        for lane in self.lanes:
+            lane.set_show_ids(show)
+
+    # Export
+
+    def _state(self):  # type: ignore[no-untyped-def]
+        state = self.main_lane.state
+        if state is None or not self.main_lane.complete:
+            self.session.post_error("Nothing to export", "Type or paste a prompt and wait for its tokens first.")
+            return None
+        return state
+
+    def copy_ids(self) -> None:
+        if (state := self._state()) is not None:
+            QGuiApplication.clipboard().setText(export.ids_json(state))
+            self.session.status_posted.emit(f"Copied {len(state):,} ids as JSON")
+
+    def copy_html(self) -> None:
+        if (state := self._state()) is not None:
+            data = QMimeData()
+            markup = export.tokens_html(state, self.session.dark, self.ids_button.isChecked())
+            data.setHtml(markup)
+            data.setText(markup)
+            QGuiApplication.clipboard().setMimeData(data)
+            self.session.status_posted.emit("Copied the coloured tokens as HTML")
+
+    def save_html(self, path: str | None = None) -> None:
+        if (state := self._state()) is None:
+            return
+        path = path or QFileDialog.getSaveFileName(self, "Save tokens as HTML", "tokens.html", "HTML (*.html)")[0]
+        if path:
+            self._write(path, "<!doctype html><meta charset='utf-8'>"
+                        + export.tokens_html(state, self.session.dark, self.ids_button.isChecked()))
+
+    def copy_png(self) -> None:
+        if (state := self._state()) is not None:
+            QGuiApplication.clipboard().setImage(export.tokens_image(state, self.session.dark, self.session.font,
+                                                                     show_ids=self.ids_button.isChecked()))
+            self.session.status_posted.emit("Copied the coloured tokens as an image")
+
+    def save_png(self, path: str | None = None) -> None:
+        if (state := self._state()) is None:
+            return
+        path = path or QFileDialog.getSaveFileName(self, "Save tokens as PNG", "tokens.png", "PNG image (*.png)")[0]
+        if path:
+            image = export.tokens_image(state, self.session.dark, self.session.font, show_ids=self.ids_button.isChecked())
+            if not image.save(path, "PNG"):
+                self.session.post_error("Could not save the image", f"{path}: could not be written")
+
+    def save_csv(self, path: str | None = None) -> None:
+        if (state := self._state()) is None:
+            return
+        path = path or QFileDialog.getSaveFileName(self, "Save tokens as CSV", "tokens.csv", "CSV (*.csv)")[0]
+        if path:
+            self._write(path, export.tokens_csv(state))
+
+    def _write(self, path: str, text: str) -> None:
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+        except OSError as exc:
+            self.session.post_error("Could not save", f"{path}: {exc.strerror}")
+            return
+        self.session.status_posted.emit(f"Saved {path}")
+
+    # The screenshot command's hook (see explorer/ui/pane.py)
+
+    def prepare_screenshot(self, text: str | None) -> None:
+        if text is not None:
+            self.set_text(text)
+
+
+def _audit_flags(tokenizer: Tokenizer):  # type: ignore[no-untyped-def]
+    """The vocabulary audit's verdict per id, if the audit module exists and knows this tokenizer."""
+    try:
+        from explorer.core import audit  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    flags = getattr(audit, "token_flags", None)
+    if flags is None:
+        return None
+    try:
+        return flags(tokenizer)
+    except Exception:  # the audit is optional: never let it break the findings
+        return None
