@@ -4,14 +4,20 @@ A job is a generator function. The worker iterates it on a pool thread; cancel a
 take effect between yields. Yielded items are batched and delivered on the GUI thread about
 every 40 ms as one list, so a fast producer (a merge per millisecond) never floods the
 event loop. Starting a job under a key cancels the previous job with that key (latest wins).
+
+Pure-Python work that runs for seconds (training on megabytes) holds the interpreter lock so
+often that the window stutters, whatever the thread does. `start_process` runs such a
+generator in a child process instead, behind the same Job signals (see ProcessJob).
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 import time
 import traceback
 from collections.abc import Callable, Generator, Iterable
+from multiprocessing.connection import Connection
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -115,6 +121,10 @@ class Workers(QObject):
         self._by_key: dict[str, Job] = {}
         self._jobs: set[Job] = set()
         self._lock = threading.Lock()
+        # Threads that relay a child process's results: they mostly wait on a pipe, so they get
+        # their own pool and never hold up short jobs on the main one.
+        self.relay_pool = QThreadPool()
+        self.relay_pool.setMaxThreadCount(16)
 
     def start(self, name: str, work: Callable[[], Iterable[Any]], key: str | None = None) -> Job:
         """Run `work()` (a generator function) off the GUI thread; cancel the last job of `key`."""
@@ -127,6 +137,25 @@ class Workers(QObject):
         with self._lock:
             self._jobs.add(job)
         self.pool.start(_Runner(job, work, self._forget))
+        self.job_started.emit(job)
+        return job
+
+    def start_process(self, name: str, function: Callable[..., Iterable[Any]], args: tuple[Any, ...] = (),
+                      key: str | None = None, step_types: tuple[type, ...] = (object,)) -> ProcessJob:
+        """Run `function(*args)` (a module-level generator function, picklable arguments) in a child process.
+
+        Items that are instances of `step_types` are the ones `ProcessJob.step` counts and
+        `ProcessJob.set_rate` paces; other items (progress records) pass freely.
+        """
+        job = ProcessJob(name)
+        if key is not None:
+            previous = self._by_key.get(key)
+            if previous is not None:
+                previous.cancel()
+            self._by_key[key] = job
+        with self._lock:
+            self._jobs.add(job)
+        self.relay_pool.start(_ProcessRunner(job, function, args, step_types, self._forget))
         self.job_started.emit(job)
         return job
 
@@ -143,4 +172,215 @@ class Workers(QObject):
         """Cancel every job and wait for the threads (called when the window closes)."""
         for job in self.running:
             job.cancel()
-        return self.pool.waitForDone(timeout_ms)
+        threads_done = self.pool.waitForDone(timeout_ms)
+        return self.relay_pool.waitForDone(timeout_ms) and threads_done
+
+
+# Work in a child process
+
+POLL_SECONDS = 0.01  # how often a child at full speed looks for commands
+CANCEL_GRACE_SECONDS = 2.0  # then a child that does not answer is terminated
+
+
+class ProcessJob(Job):
+    """A job whose generator runs in a child process (the 'spawn' start method).
+
+    Same signals as Job, delivered on the GUI thread. `pause`, `resume` and `cancel` travel to
+    the child as commands and act between yields; `step(n)` lets n more steppable items through
+    and then pauses; `set_rate(r)` paces steppable items to at most r a second (None: full
+    speed). A child that dies is reported through `failed`; a cancelled child that does not
+    stop within two seconds (busy inside one long C call) is terminated.
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self._commands: Connection | None = None
+        self._pending: list[tuple[Any, ...]] = []
+        self._command_lock = threading.Lock()
+        self._paused = False
+
+    def _send(self, command: tuple[Any, ...]) -> None:
+        with self._command_lock:
+            if self._commands is None:
+                self._pending.append(command)
+                return
+            try:
+                self._commands.send(command)
+            except OSError:
+                pass  # the child has ended; its end is reported by the relay
+
+    def _connect(self, commands: Connection | None) -> None:
+        with self._command_lock:
+            self._commands = commands
+            pending, self._pending = self._pending, []
+        for command in pending:
+            self._send(command)
+
+    def cancel(self) -> None:
+        self._cancel.set()
+        self._send(("cancel",))
+
+    def pause(self) -> None:
+        self._paused = True
+        self._send(("pause",))
+
+    def resume(self) -> None:
+        self._paused = False
+        self._send(("resume",))
+
+    def step(self, count: int = 1) -> None:
+        """Let `count` more steppable items through, then pause."""
+        self._paused = True
+        self._send(("step", count))
+
+    def set_rate(self, per_second: float | None) -> None:
+        self._send(("rate", per_second))
+
+    @property
+    def is_paused(self) -> bool:
+        return self._paused
+
+
+class _ProcessRunner(QRunnable):
+    """Starts the child, relays its batches as signals, and makes sure it ends."""
+
+    def __init__(self, job: ProcessJob, function: Callable[..., Iterable[Any]], args: tuple[Any, ...],
+                 step_types: tuple[type, ...], on_done: Callable[[Job], None]) -> None:
+        super().__init__()
+        self.job, self.function, self.args, self.step_types, self.on_done = job, function, args, step_types, on_done
+        self.setAutoDelete(True)
+
+    def run(self) -> None:
+        job = self.job
+        context = multiprocessing.get_context("spawn")
+        results, child_results = context.Pipe(duplex=False)
+        child_commands, commands = context.Pipe(duplex=False)
+        process = context.Process(target=_child_main, name=f"explorer: {job.name}", daemon=True,
+                                  args=(self.function, self.args, self.step_types, child_results, child_commands))
+        try:
+            process.start()
+            child_results.close()
+            child_commands.close()
+            job._connect(commands)
+            self._relay(process, results)
+        except Exception as exc:  # could not start the child (resources, pickling): say so
+            job.failed.emit(f"{job.name} could not start: {exc!r}")
+        finally:
+            job._connect(None)
+            for connection in (results, commands):
+                connection.close()
+            if process.is_alive():
+                process.join(0.5)
+            if process.is_alive():
+                process.kill()
+                process.join(1.0)
+            job.done = True
+            self.on_done(job)
+
+    def _relay(self, process: multiprocessing.process.BaseProcess, results: Connection) -> None:
+        job = self.job
+        cancelled_at: float | None = None
+        while True:
+            if job.is_cancelled and cancelled_at is None:
+                cancelled_at = time.monotonic()
+            if results.poll(0.05):
+                try:
+                    kind, payload = results.recv()
+                except (EOFError, OSError):
+                    kind, payload = "died", None
+                if kind == "batch":
+                    job.batch_ready.emit(payload)
+                    continue
+                if kind == "finished" and not job.is_cancelled:
+                    job.finished.emit(payload)
+                elif kind == "failed" and not job.is_cancelled:
+                    job.failed.emit(payload)
+                elif kind == "died" and not job.is_cancelled:
+                    process.join(1.0)
+                    job.failed.emit(_died_message(job, process))
+                else:
+                    job.cancelled.emit()
+                return
+            if not process.is_alive() and not results.poll(0):
+                if job.is_cancelled:
+                    job.cancelled.emit()
+                else:
+                    job.failed.emit(_died_message(job, process))
+                return
+            if cancelled_at is not None and time.monotonic() - cancelled_at > CANCEL_GRACE_SECONDS:
+                process.terminate()
+                job.cancelled.emit()
+                return
+
+
+def _died_message(job: Job, process: multiprocessing.process.BaseProcess) -> str:
+    return (f"{job.name}: the worker process ended unexpectedly (exit code {process.exitcode}); "
+            "it may have run out of memory")
+
+
+def _child_main(function: Callable[..., Iterable[Any]], args: tuple[Any, ...], step_types: tuple[type, ...],
+                results: Connection, commands: Connection) -> None:
+    """The child's loop: iterate the generator, batch items, obey commands between items."""
+    budget: int | None = None  # steppable items that may still pass; None = no limit
+    rate: float | None = None
+    batch: list[Any] = []
+    last_flush = next_slot = time.monotonic()
+    last_poll = -POLL_SECONDS  # look for commands sent before the child started
+
+    def flush() -> None:
+        nonlocal batch, last_flush
+        if batch:
+            results.send(("batch", batch))
+            batch = []
+        last_flush = time.monotonic()
+
+    try:
+        iterator = iter(function(*args))
+        while True:
+            now = time.monotonic()
+            if budget is not None or rate is not None or now - last_poll >= POLL_SECONDS:
+                last_poll = now
+                while budget == 0 or commands.poll():
+                    if budget == 0:
+                        flush()
+                    command = commands.recv()
+                    if command[0] == "cancel":
+                        if hasattr(iterator, "close"):
+                            iterator.close()
+                        flush()
+                        results.send(("cancelled", None))
+                        return
+                    if command[0] == "pause":
+                        budget = 0
+                    elif command[0] == "resume":
+                        budget = None
+                    elif command[0] == "step":
+                        budget = (budget or 0) + int(command[1])
+                    elif command[0] == "rate":
+                        rate, next_slot = command[1], time.monotonic()
+            try:
+                item = next(iterator)
+            except StopIteration as stop:
+                flush()
+                results.send(("finished", stop.value))
+                return
+            batch.append(item)
+            if isinstance(item, step_types):
+                if budget:
+                    budget -= 1
+                if rate:
+                    flush()
+                    next_slot = max(next_slot + 1 / rate, time.monotonic())
+                    delay = next_slot - time.monotonic()
+                    if delay > 0:
+                        commands.poll(delay)  # wakes early for a command
+            if time.monotonic() - last_flush >= BATCH_SECONDS:
+                flush()
+    except (BrokenPipeError, EOFError):
+        return  # the window has gone
+    except ExplorerError as exc:
+        results.send(("failed", str(exc)))
+    except MemoryError:
+        results.send(("failed", "out of memory; try a smaller input"))
+    except Exception as exc:  # a bug: show it rather than lose it silently
+        results.send(("failed", f"failed unexpectedly: {exc!r}\n\n{traceback.format_exc(limit=6)}"))
