@@ -51,14 +51,19 @@ class SpecialTokens:
             return []
         return [(m.start(), m.end(), m.group()) for m in self._regex.finditer(text)]
 
-    def segments(self, text: str, mode: SpecialMode) -> Iterator[tuple[int, str, int | None]]:
-        """Yield (start, text, special id or None): ordinary text between control tokens."""
+    def check(self, text: str, mode: SpecialMode) -> list[tuple[int, int, str]]:
+        """The occurrences that `mode` makes control tokens; raises if `mode` disallows them."""
         if mode not in SPECIAL_MODES:
             raise ExplorerError(f"unknown special-token mode {mode!r}; use one of {', '.join(SPECIAL_MODES)}")
         found = [] if mode == "plain" else self.find(text)
         if found and mode == "disallowed":
             start, _, token = found[0]
             raise SpecialTokenError(token, start)
+        return found
+
+    def segments(self, text: str, mode: SpecialMode) -> Iterator[tuple[int, str, int | None]]:
+        """Yield (start, text, special id or None): ordinary text between control tokens."""
+        found = self.check(text, mode)
         position = 0
         for start, end, token in found:
             if start > position:
@@ -87,7 +92,8 @@ class BPE(Tokenizer):
     By default ids 0-255 are the bytes and merge number k creates id 256 + k (unless its bytes
     already exist, which Hugging Face's trainer allows); special tokens come after the merges.
     Real vocabularies number their bytes differently (tiktoken's r50k_base gives `!` id 0):
-    pass `vocab`, the bytes of every id, and the bytes are looked up there.
+    pass `vocab`, the bytes of every id, and the bytes are looked up there. `ignore_merges`
+    is Hugging Face's option (Llama 3 uses it): a chunk that is itself a token is taken whole.
     """
 
     def __init__(
@@ -100,6 +106,7 @@ class BPE(Tokenizer):
         metadata: dict[str, object] | None = None,
         source: str = "",
         vocab: Sequence[bytes] | None = None,
+        ignore_merges: bool = False,
     ) -> None:
         self.name = name
         self.source = source
@@ -117,6 +124,7 @@ class BPE(Tokenizer):
         self.special = SpecialTokens(special_tokens or {})
         for token, token_id in sorted(self.special.tokens.items(), key=lambda item: item[1]):
             self._set_bytes(token_id, token.encode("utf-8"))
+        self.ignore_merges = ignore_merges
         self._cache = _ChunkCache(self.encode_bytes)
 
     def _set_bytes(self, token_id: int, data: bytes) -> None:
@@ -188,8 +196,15 @@ class BPE(Tokenizer):
         """The id of each byte of `data`: where every encoding starts."""
         return list(data) if self.byte_ids is None else list(map(self.byte_ids.__getitem__, data))
 
+    @cached_property
+    def _whole_tokens(self) -> dict[bytes, int]:
+        specials = set(self.special.tokens.values())
+        return {data: token_id for token_id, data in enumerate(self.vocab) if data and token_id not in specials}
+
     def encode_bytes(self, data: bytes) -> list[int]:
         """Apply merges to raw bytes, earliest-learned pair first (leftmost on a tie)."""
+        if self.ignore_merges and (whole := self._whole_tokens.get(data)) is not None:
+            return [whole]
         ids = self.byte_tokens(data)
         if len(ids) > _LONG_CHUNK:
             return self._merge_long(ids)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from explorer.core.errors import TokenizerFileError
 
@@ -41,3 +43,17 @@ def read_text(path: str | os.PathLike[str]) -> str:
         return read_bytes(path).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TokenizerFileError(path, f"not UTF-8 text (byte {exc.start})") from None
+
+
+def read_json(path: str | os.PathLike[str]) -> tuple[str, Any]:
+    """The text of a JSON file and its parsed document; a broken file names the line and column."""
+    text = read_text(path)
+    return text, parse_json(text, path)
+
+
+def parse_json(text: str, path: object) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TokenizerFileError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                                 "the file may be truncated") from None

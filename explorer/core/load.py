@@ -1,25 +1,94 @@
-"""One entry point that turns what a user names (a file path, later a bundled name) into a tokenizer."""
+"""One entry point that turns what a user names into a tokenizer, and the list of what there is.
+
+A spec is a bundled encoding (`o200k_base`, `cl100k_base`, `r50k_base` or `gpt2`), `hf:ORG/NAME`
+for a model in the local Hugging Face cache, or a path: our own JSON, a Hugging Face
+tokenizer.json (or a folder holding one), a `.tiktoken` rank file, or a minbpe `.model`.
+Files are recognised by their content, so a renamed file still loads.
+"""
 
 from __future__ import annotations
 
-import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.core.bpe import BPE
 from explorer.core.errors import TokenizerFileError
-from explorer.core.files import read_text
-from explorer.core.formats import own
+from explorer.core.files import parse_json, read_bytes
+from explorer.core.formats import minbpe, own, tiktoken_file
+from explorer.core.hf_cache import HF_PREFIX, cached_models, find_model, hub_cache_dir
+from explorer.core.hf_tokenizer import HFTokenizer, looks_like_tokenizer_json
+from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
+from explorer.core.tokenizer import Tokenizer
+
+_RANK_LINE = re.compile(rb"[A-Za-z0-9+/=]+ \d+\r?\n")
 
 
-def load_tokenizer(spec: str) -> BPE:
-    """Load a tokenizer from a file in the project's own format."""
+@dataclass(frozen=True, slots=True)
+class TokenizerEntry:
+    """A tokenizer that can be loaded by its `spec`, for pickers and `tokenizer-explorer list`."""
+
+    name: str
+    source: str
+    spec: str
+
+
+def load_tokenizer(spec: str, pattern: str | None = None) -> Tokenizer:
+    """The tokenizer that `spec` names; `pattern` is needed only by an unknown `.tiktoken` file.
+
+    >>> load_tokenizer("gpt2").name
+    'r50k_base'
+    """
+    if tiktoken_file.bundled(spec) is not None:
+        return TiktokenTokenizer.bundled(spec)
+    if spec.startswith(HF_PREFIX):
+        model = find_model(spec)
+        if model is None:
+            raise TokenizerFileError(spec, f"no such model in the Hugging Face cache ({hub_cache_dir()}); "
+                                     "`tokenizer-explorer list` shows the models found there")
+        return HFTokenizer.from_file(model.path, name=model.name)
     path = Path(spec)
-    if not path.exists():
-        raise TokenizerFileError(spec, "no such file")
-    try:
-        document = json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise TokenizerFileError(spec, f"not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    if own.is_own_format(document):
-        return own.from_document(document, spec)
-    raise TokenizerFileError(spec, "unsupported tokenizer file")
+    if path.is_dir():
+        if not (path / "tokenizer.json").is_file():
+            raise TokenizerFileError(spec, "a folder without a tokenizer.json")
+        path = path / "tokenizer.json"
+    return load_file(path, pattern)
+
+
+def load_file(path: Path, pattern: str | None = None) -> Tokenizer:
+    """A tokenizer file of any supported format, recognised by its first bytes."""
+    data = read_bytes(path)
+    if minbpe.is_minbpe(data):
+        return minbpe.load(path)
+    if path.suffix == ".json" or data.lstrip()[:1] == b"{":
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TokenizerFileError(path, f"not UTF-8 text (byte {exc.start})") from None
+        document = parse_json(text, path)
+        if own.is_own_format(document):
+            return own.from_document(document, path)
+        if looks_like_tokenizer_json(document):
+            return HFTokenizer.from_json(document, text, path)
+        raise TokenizerFileError(path, "unsupported JSON: neither a tokenizer-explorer file nor a Hugging Face "
+                                 "tokenizer.json (which has a \"model\")")
+    if path.suffix == ".tiktoken" or _RANK_LINE.match(data):
+        return TiktokenTokenizer.from_file(path, pattern)
+    if not data.strip():
+        raise TokenizerFileError(path, "the file is empty")
+    raise TokenizerFileError(path, "unsupported tokenizer file: expected a tokenizer.json, our own JSON, "
+                             "a .tiktoken rank file or a minbpe .model")
+
+
+def bundled_tokenizers() -> list[TokenizerEntry]:
+    return [TokenizerEntry(encoding.name, f"bundled tiktoken encoding ({encoding.description})", encoding.name)
+            for encoding in tiktoken_file.BUNDLED.values()]
+
+
+def discover_tokenizers() -> list[TokenizerEntry]:
+    """Tokenizers found on this machine: every model with a tokenizer.json in the Hugging Face cache."""
+    return [TokenizerEntry(model.name, str(model.path), model.spec) for model in cached_models()]
+
+
+def list_tokenizers() -> list[TokenizerEntry]:
+    """Bundled encodings first, then what the Hugging Face cache holds."""
+    return bundled_tokenizers() + discover_tokenizers()

@@ -46,7 +46,8 @@ def to_document(tokenizer: BPE) -> dict[str, Any]:
         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
         "model": {
             "type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-            "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+            "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+            "ignore_merges": tokenizer.ignore_merges,
             "vocab": vocab, "merges": merges,
         },
     }

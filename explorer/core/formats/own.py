@@ -13,7 +13,7 @@ from typing import Any
 
 from explorer.core.bpe import BPE
 from explorer.core.errors import ExplorerError, TokenizerFileError
-from explorer.core.files import read_text, write_atomic
+from explorer.core.files import read_json, write_atomic
 from explorer.core.train import Merge
 
 FORMAT = "tokenizer-explorer"
@@ -72,10 +72,7 @@ def from_document(document: dict[str, Any], path: object = "<memory>") -> BPE:
 
 
 def load(path: str | os.PathLike[str]) -> BPE:
-    try:
-        document = json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise TokenizerFileError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    _, document = read_json(path)
     if not is_own_format(document):
         raise TokenizerFileError(path, "not a tokenizer-explorer file (no \"format\": \"tokenizer-explorer\")")
     return from_document(document, path)

@@ -1,0 +1,302 @@
+"""Hugging Face `tokenizer.json` files behind the one Tokenizer interface, encoded by `tokenizers`.
+
+Byte-level BPE (GPT-2, Llama 3, Qwen, ...) gets everything: ids from `tokenizers`, bytes, the
+merge forest from the file's merges and, when the pre-tokenizer is a regex we can run, chunks.
+WordPiece, Unigram, WordLevel and SentencePiece-style BPE (byte fallback) still encode, decode
+and show tokens with their spans; `unsupported` says in plain words which views they lack.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from collections.abc import Iterable
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import tokenizers
+
+from explorer.core.bpe import BPE, SpecialTokens, TraceStep, join_token_bytes
+from explorer.core.bytelevel import from_chars
+from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
+from explorer.core.files import read_json
+from explorer.core.merges import MergeForest
+from explorer.core.pretokenize import NONE, Pretokenizer
+from explorer.core.tokenizer import (VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, SpecialMode, Token, Tokenizer,
+                                     UnsupportedView)
+
+# What `ByteLevel(use_regex=True)` splits with: the original GPT-2 pattern, as tokenizers has it.
+BYTE_LEVEL_REGEX = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+_NO_MERGES = {
+    "WordPiece": "WordPiece has no merges: it takes the longest vocabulary entry at each position of a word",
+    "Unigram": "Unigram has no merges: it picks the most probable way to cut each word from scored pieces",
+    "WordLevel": "WordLevel has no merges: it looks each whole word up in its vocabulary",
+}
+_NOT_BYTES = ("its tokens are strings, not bytes ({}), so the byte view shows their text encoded as UTF-8")
+
+
+def looks_like_tokenizer_json(document: object) -> bool:
+    return isinstance(document, dict) and isinstance(document.get("model"), dict)
+
+
+class HFTokenizer(Tokenizer):
+    """A `tokenizer.json`, encoded by `tokenizers` without the model's added [CLS]/BOS tokens."""
+
+    def __init__(self, document: dict[str, Any], text: str, name: str, source: str) -> None:
+        self.name = name
+        self.source = source
+        try:
+            self._hf = tokenizers.Tokenizer.from_str(text)
+        except Exception as exc:  # tokenizers raises plain Exception for every kind of bad file
+            raise TokenizerFileError(source, f"tokenizers cannot read it: {exc}") from None
+        self._document = document
+        model = document["model"]
+        self.model_type = type(self._hf.model).__name__
+        self.byte_fallback = bool(model.get("byte_fallback"))
+        self.byte_level = self.model_type == "BPE" and not self.byte_fallback and _mentions_byte_level(document)
+        self.kind = ("byte-level BPE" if self.byte_level else
+                     "BPE with byte fallback" if self.byte_fallback else self.model_type)
+        added = document.get("added_tokens") or []
+        self._special = SpecialTokens({t["content"]: t["id"] for t in added if t.get("special")})
+        # Every added token, special or not, is matched in the text before the model runs.
+        self._added = SpecialTokens({t["content"]: t["id"] for t in added})
+        self._pattern, self._no_chunks = _pattern_of(document) if self.byte_level else (None, None)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], name: str | None = None) -> HFTokenizer:
+        text, document = read_json(path)
+        return cls.from_json(document, text, path, name)
+
+    @classmethod
+    def from_json(cls, document: object, text: str, path: str | os.PathLike[str],
+                  name: str | None = None) -> HFTokenizer:
+        """A parsed tokenizer.json (`text` is handed to `tokenizers` as it is)."""
+        if not looks_like_tokenizer_json(document):
+            raise TokenizerFileError(path, "not a Hugging Face tokenizer.json (it has no \"model\")")
+        kind = document["model"].get("type", "BPE")  # type: ignore[index]
+        if kind not in ("BPE", "WordPiece", "WordLevel", "Unigram"):
+            raise TokenizerFileError(path, f"unsupported model type {kind!r}: BPE, WordPiece, WordLevel and Unigram "
+                                     "are supported")
+        return cls(document, text, name or _name_from_path(Path(path)), str(path))  # type: ignore[arg-type]
+
+    # Vocabulary
+
+    @cached_property
+    def _vocab(self) -> list[bytes]:
+        """id -> bytes: real bytes for byte-level BPE and byte-fallback pieces, else the token's text."""
+        vocab = self._hf.get_vocab(with_added_tokens=True)
+        table = [b""] * (max(vocab.values(), default=-1) + 1)
+        added = {t["id"]: t["content"] for t in self._document.get("added_tokens") or []}
+        for token, token_id in vocab.items():
+            table[token_id] = added[token_id].encode("utf-8") if token_id in added else self._token_bytes(token)
+        return table
+
+    def _token_bytes(self, token: str) -> bytes:
+        if self.byte_level:
+            try:
+                return from_chars(token)
+            except KeyError:
+                return token.encode("utf-8")
+        if self.byte_fallback and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+            return bytes([int(token[3:5], 16)])
+        return token.encode("utf-8")
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._vocab)
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return self._special.tokens
+
+    def token_bytes(self, token_id: int) -> bytes:
+        if not 0 <= token_id < len(self._vocab) or not self._vocab[token_id]:
+            raise ExplorerError(f"unknown token id {token_id}: {self.name} has ids 0 to {len(self._vocab) - 1}")
+        return self._vocab[token_id]
+
+    # Encoding
+
+    def encode(self, text: str, special: SpecialMode = "disallowed") -> list[int]:
+        return [token_id for _, encoding in self._encodings(text, special) for token_id in encoding.ids]
+
+    def encode_tokens(self, text: str, special: SpecialMode = "disallowed") -> list[Token]:
+        if self.byte_level:
+            return super().encode_tokens(text, special)
+        # Strings, not bytes: spans come from the library's offsets.
+        specials = set(self.special_tokens.values()) if special != "plain" else set()
+        byte_at = _byte_offsets(text)
+        tokens: list[Token] = []
+        for shift, encoding in self._encodings(text, special):
+            for token_id, (start, end) in zip(encoding.ids, encoding.offsets):
+                start, end = start + shift, end + shift
+                tokens.append(Token(token_id, self._vocab[token_id], start, end, byte_at[start], byte_at[end],
+                                    token_id in specials))
+        return tokens
+
+    def _encodings(self, text: str, special: SpecialMode) -> list[tuple[int, tokenizers.Encoding]]:
+        """(character offset, Encoding) per window. `encode_batch` lets go of the interpreter lock
+        (plain `encode` holds it: 6.5 s for 10 MB), and windows keep each result small."""
+        self._special.check(text, special)  # raises in "disallowed" mode
+        library = self._plain if special == "plain" else self._hf
+        windows = self._windows(text, special)
+        encodings = library.encode_batch(windows, add_special_tokens=False)
+        shifts, position = [], 0
+        for window in windows:
+            shifts.append(position)
+            position += len(window)
+        return list(zip(shifts, encodings))
+
+    def _windows(self, text: str, special: SpecialMode) -> list[str]:
+        """Windows cut between chunks and never inside an added token (see Pretokenizer.windows).
+
+        Only for byte-level BPE split by a regex we run, with no normalizer that could look
+        across a cut; anything else (Metaspace prefixes, BERT normalization) is encoded whole.
+        """
+        normalizer = (self._document.get("normalizer") or {}).get("type")
+        if self.pretokenizer is None or normalizer not in (None, "NFC"):
+            return [text]
+        found = self._added.find(text)
+        starts = [start for start, _, _ in found]
+
+        def inside_added_token(position: int) -> bool:
+            i = bisect.bisect_right(starts, position) - 1
+            return i >= 0 and found[i][0] < position < found[i][1]
+
+        windows: list[str] = []
+        position = 0
+        for window in self.pretokenizer.windows(text):
+            if windows and inside_added_token(position):
+                windows[-1] += window
+            else:
+                windows.append(window)
+            position += len(window)
+        return windows
+
+    @cached_property
+    def _plain(self) -> tokenizers.Tokenizer:
+        """A second copy that reads special-token strings as ordinary text (for "plain" mode)."""
+        copy = tokenizers.Tokenizer.from_str(self._hf.to_str())
+        copy.encode_special_tokens = True
+        return copy
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        ids = list(ids)
+        joined = join_token_bytes(self._vocab, ids)  # also checks every id exists
+        if self.byte_level:
+            return joined
+        return self._hf.decode(ids, skip_special_tokens=False).encode("utf-8")
+
+    # Views
+
+    @property
+    def pretokenizer(self) -> Pretokenizer | None:
+        return self._pretokenizer
+
+    @cached_property
+    def _pretokenizer(self) -> Pretokenizer | None:
+        return Pretokenizer(self._pattern) if self._pattern is not None else None
+
+    @cached_property
+    def merges(self) -> list[tuple[int, int, int]]:
+        """The file's merges as (left, right, new_id), in merge order (byte-level BPE only)."""
+        if not self.byte_level:
+            raise ExplorerError(self.unsupported[VIEW_MERGES])
+        vocab = self._document["model"]["vocab"]
+        merges = []
+        for merge in self._document["model"].get("merges", []):
+            left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
+            merges.append((vocab[left], vocab[right], vocab[left + right]))
+        return merges
+
+    @property
+    def forest(self) -> MergeForest | None:
+        return self._forest if self.byte_level else None
+
+    @cached_property
+    def _forest(self) -> MergeForest:
+        return MergeForest(self.merges, self._vocab)
+
+    def trace(self, chunk: str | bytes) -> list[TraceStep]:
+        if not self.byte_level:
+            return super().trace(chunk)  # raises with the reason
+        return self._bpe.trace(chunk)  # the split pattern does not matter inside one chunk
+
+    def as_bpe(self) -> BPE:
+        if not self.byte_level:
+            return super().as_bpe()  # raises with the reason
+        if self.pretokenizer is None:
+            raise UnsupportedView(f"{self.name} cannot be rebuilt here: {self.unsupported[VIEW_CHUNKS]}")
+        return self._bpe
+
+    @cached_property
+    def _bpe(self) -> BPE:
+        special_ids = set(self.special_tokens.values())
+        model_vocab = [b"" if token_id in special_ids else data for token_id, data in enumerate(self._vocab)]
+        return BPE(self.merges, self._pattern or NONE, self.special_tokens, self.name, source=self.source,
+                   vocab=model_vocab, ignore_merges=bool(self._document["model"].get("ignore_merges")))
+
+    @property
+    def unsupported(self) -> dict[str, str]:
+        reasons: dict[str, str] = {}
+        if not self.byte_level:
+            reasons[VIEW_MERGES] = _NO_MERGES.get(self.model_type, (
+                "this BPE merges characters and uses bytes only for characters it does not know "
+                "(SentencePiece style), so there is no byte-level merge forest"
+                if self.byte_fallback else "this BPE is not byte-level, so there is no byte-level merge forest"))
+            reasons[VIEW_BYTES] = _NOT_BYTES.format(self.model_type)
+            reasons[VIEW_CHUNKS] = "the pre-tokenizer is not a regex split we can show"
+        elif self.pretokenizer is None:
+            reasons[VIEW_CHUNKS] = self._no_chunks or "the pre-tokenizer is not a regex split we can show"
+        return reasons
+
+
+def _mentions_byte_level(document: dict[str, Any]) -> bool:
+    """ByteLevel in the decoder or the pre-tokenizer: the vocabulary is GPT-2's byte characters."""
+    return "ByteLevel" in _types(document.get("decoder")) | _types(document.get("pre_tokenizer"))
+
+
+def _types(component: dict[str, Any] | None) -> set[str]:
+    """The `type` of a pipeline component and of every step of a Sequence inside it."""
+    if not component:
+        return set()
+    steps = component.get("pretokenizers") or component.get("decoders") or []
+    return {str(component.get("type"))}.union(*(_types(step) for step in steps))
+
+
+def _pattern_of(document: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The regex that chunks text before BPE, or None and the reason we cannot run it."""
+    pre = document.get("pre_tokenizer") or {}
+    steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
+    if len(steps) == 1 and steps[0].get("type") == "ByteLevel":
+        pattern = BYTE_LEVEL_REGEX if steps[0].get("use_regex", True) else NONE
+        byte_level = steps[0]
+    elif (len(steps) == 2 and steps[0].get("type") == "Split" and steps[1].get("type") == "ByteLevel"
+          and "Regex" in (steps[0].get("pattern") or {}) and str(steps[0].get("behavior")).lower() == "isolated"
+          and not steps[0].get("invert") and not steps[1].get("use_regex", True)):
+        pattern, byte_level = steps[0]["pattern"]["Regex"], steps[1]
+    else:
+        return None, "the pre-tokenizer is not one regex split followed by ByteLevel"
+    if byte_level.get("add_prefix_space"):
+        return None, "the pre-tokenizer adds a space before the text, which a regex split cannot show"
+    try:
+        Pretokenizer(pattern)
+    except PatternError as exc:
+        return None, f"the split pattern does not compile here ({exc})"
+    return pattern, None
+
+
+def _byte_offsets(text: str) -> list[int]:
+    """character index -> byte offset in UTF-8, for every character and the end."""
+    if text.isascii():
+        return list(range(len(text) + 1))
+    offsets = [0]
+    for char in text:
+        offsets.append(offsets[-1] + len(char.encode("utf-8", errors="surrogatepass")))
+    return offsets
+
+
+def _name_from_path(path: Path) -> str:
+    """`tokenizer.json` says nothing about its model, so name it after its folder."""
+    return path.parent.name if path.name == "tokenizer.json" and path.parent.name else path.stem
