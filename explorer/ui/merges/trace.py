@@ -1,0 +1,312 @@
+"""The encode trace: type a word and step through the merges BPE applies to it, lowest rank
+first, from its bytes to its final tokens (seed 001's stepper: Step, Play, Reset).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QKeySequence, QMouseEvent, QPainter, QPaintEvent, QPen, QShortcut
+from PySide6.QtWidgets import (
+    QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QVBoxLayout, QWidget)
+
+from explorer.core.bpe import TraceStep
+from explorer.core.errors import ExplorerError
+from explorer.core.tokenizer import Tokenizer
+from explorer.ui.theme import token_color
+
+MAX_CHARS = 200
+PLAY_MS = 700
+
+
+@dataclass
+class Trace:
+    """Every chunk's starting bytes and the merges applied, in the order BPE applies them."""
+
+    chunks: list[str]
+    start: list[tuple[int, ...]]  # byte token ids of each chunk
+    steps: list[tuple[int, TraceStep]]  # (chunk index, step)
+
+    def state(self, done: int) -> tuple[list[tuple[int, ...]], tuple[int, set[int]] | None]:
+        """Each chunk's ids after `done` steps, and (chunk, positions of the new tokens) of the last step."""
+        ids = list(self.start)
+        last = None
+        for chunk, step in self.steps[:done]:
+            ids[chunk] = step.ids
+            last = (chunk, _new_positions(step))
+        return ids, last
+
+    @property
+    def final(self) -> list[int]:
+        return [token for chunk in self.state(len(self.steps))[0] for token in chunk]
+
+
+def _new_positions(step: TraceStep) -> set[int]:
+    """Positions of the merged tokens in `step.ids` (each merge before them shortened the list by one)."""
+    return {position - offset for offset, position in enumerate(step.positions)}
+
+
+def build_trace(tokenizer: Tokenizer, text: str) -> Trace:
+    """Split `text` as the tokenizer does, then trace each chunk; raises ExplorerError if it cannot."""
+    bpe = tokenizer.as_bpe()
+    pretokenizer = tokenizer.pretokenizer
+    chunks = [chunk.text for chunk in pretokenizer.chunks(text)] if pretokenizer is not None else [text]
+    chunks = [chunk for chunk in chunks if chunk]
+    steps: list[tuple[int, TraceStep]] = []
+    for index, chunk in enumerate(chunks):
+        steps.extend((index, step) for step in bpe.trace(chunk))
+    start = [tuple(bpe.byte_tokens(chunk.encode("utf-8"))) if hasattr(bpe, "byte_tokens")
+             else tuple(chunk.encode("utf-8")) for chunk in chunks]
+    return Trace(chunks, start, steps)
+
+
+class TokenStrip(QWidget):
+    """Tokens as coloured boxes, chunks apart; the tokens the last merge made are outlined."""
+
+    token_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.chunks: list[tuple[int, ...]] = []
+        self.highlight: tuple[int, set[int]] | None = None
+        self.label: Callable[[int], str] = str
+        self.dark = False
+        self._boxes: list[tuple[QRectF, int, bool]] = []
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        self.setMouseTracking(True)
+
+    def set_tokens(self, chunks: list[tuple[int, ...]], highlight: tuple[int, set[int]] | None) -> None:
+        self.chunks, self.highlight = chunks, highlight
+        self._layout()
+        self.updateGeometry()
+        self.update()
+
+    def _layout(self) -> None:
+        metrics = QFontMetricsF(self.font())
+        x = y = 4.0
+        height = metrics.height() + 8
+        self._boxes = []
+        width = max(100, self.width() - 8)
+        for chunk_index, chunk in enumerate(self.chunks):
+            for position, token in enumerate(chunk):
+                text = self.label(token)
+                box_width = metrics.horizontalAdvance(text) + 12
+                if x + box_width > width and x > 4:
+                    x, y = 4.0, y + height + 6
+                new = self.highlight is not None and self.highlight[0] == chunk_index and position in self.highlight[1]
+                self._boxes.append((QRectF(x, y, box_width, height), token, new))
+                x += box_width + 2
+            x += 12  # the gap between chunks: merges never cross it
+        self._height = int(y + height + 6)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(300, getattr(self, "_height", 40))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(100, getattr(self, "_height", 40))
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802
+        self._layout()
+        self.updateGeometry()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        text_pen = QColor("#e8eaed" if self.dark else "#1f1f1f")
+        for rect, token, new in self._boxes:
+            painter.setBrush(token_color(token, self.dark))
+            painter.setPen(QPen(text_pen, 2.5) if new else QPen(QColor("#9aa0a6" if self.dark else "#80868b"), 1))
+            painter.drawRoundedRect(rect, 4, 4)
+            painter.setPen(text_pen)
+            painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), self.label(token))
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        point = QPointF(event.position())
+        for rect, token, _ in self._boxes:
+            if rect.contains(point):
+                self.token_clicked.emit(token)
+                return
+
+    def tokens_shown(self) -> list[str]:
+        return [self.label(token) for _, token, _ in self._boxes]
+
+
+class TracePanel(QWidget):
+    """Type a word; Step, Play and Reset walk through its merges."""
+
+    token_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tokenizer: Tokenizer | None = None
+        self.trace: Trace | None = None
+        self.done = 0
+        self.label: Callable[[int], str] = str
+        self.input = QLineEdit()
+        self.input.setPlaceholderText("Type a word to watch BPE encode it, e.g. ingredients")
+        self.input.setMaxLength(MAX_CHARS)
+        self.input.setClearButtonEnabled(True)
+        self.step_button = QPushButton("&Step")
+        self.step_button.setToolTip("Apply the next merge: the lowest-ranked pair present (Alt+S or F10)")
+        self.play_button = QPushButton("&Play")
+        self.play_button.setToolTip("Apply the merges one after another (Alt+P or F9)")
+        self.play_button.setCheckable(True)
+        self.reset_button = QPushButton("&Reset")
+        self.reset_button.setToolTip("Back to the bytes (Alt+R)")
+        top = QHBoxLayout()
+        top.addWidget(self.input, 1)
+        for button in (self.step_button, self.play_button, self.reset_button):
+            top.addWidget(button)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.RichText)
+        self.strip = TokenStrip()
+        self.steps = QListWidget()
+        self.steps.setToolTip("Every merge applied, in order; click one to jump there")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.strip)
+        layout.addWidget(self.status)
+        layout.addWidget(self.steps, 1)
+        self.timer = QTimer(self)
+        self.timer.setInterval(PLAY_MS)
+        self.timer.timeout.connect(self._on_timer_timeout)
+        self.input.textChanged.connect(self._on_input_text_changed)
+        self.step_button.clicked.connect(self.step)
+        self.play_button.toggled.connect(self._on_play_toggled)
+        self.reset_button.clicked.connect(self.reset)
+        self.steps.currentRowChanged.connect(self._on_steps_current_row_changed)
+        self.strip.token_clicked.connect(self.token_clicked)
+        for key, slot in (("F10", self.step), ("F9", self.play_button.toggle)):
+            shortcut = QShortcut(QKeySequence(key), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
+        self._refresh()
+
+    # Inputs
+
+    def set_tokenizer(self, tokenizer: Tokenizer | None, label: Callable[[int], str]) -> None:
+        self.tokenizer, self.label = tokenizer, label
+        self.strip.label = label
+        self._rebuild()
+
+    def set_look(self, font: QFont, dark: bool) -> None:
+        self.strip.setFont(font)
+        self.strip.dark = dark
+        self.steps.setFont(font)
+        self._refresh()
+
+    def set_text(self, text: str) -> None:
+        self.input.setText(text)
+
+    # Stepping
+
+    @property
+    def total(self) -> int:
+        return len(self.trace.steps) if self.trace is not None else 0
+
+    def step(self) -> None:
+        if self.done < self.total:
+            self.done += 1
+            self._refresh()
+        if self.done >= self.total:
+            self.play_button.setChecked(False)
+
+    def reset(self) -> None:
+        self.play_button.setChecked(False)
+        self.done = 0
+        self._refresh()
+
+    def go_to(self, done: int) -> None:
+        self.done = max(0, min(done, self.total))
+        self._refresh()
+
+    def _on_play_toggled(self, playing: bool) -> None:
+        self.play_button.setText("&Pause" if playing else "&Play")
+        if playing:
+            if self.done >= self.total:
+                self.done = 0
+                self._refresh()
+            self.timer.start()
+        else:
+            self.timer.stop()
+
+    def _on_timer_timeout(self) -> None:
+        self.step()
+
+    def _on_input_text_changed(self, _: str) -> None:
+        self._rebuild()
+
+    def _on_steps_current_row_changed(self, row: int) -> None:
+        if row >= 0 and row + 1 != self.done:
+            self.go_to(row + 1)
+
+    def _rebuild(self) -> None:
+        self.play_button.setChecked(False)
+        self.trace, self.done, self.error = None, 0, ""
+        text = self.input.text()
+        if self.tokenizer is not None and text:
+            try:
+                self.trace = build_trace(self.tokenizer, text)
+            except ExplorerError as error:
+                self.error = str(error)
+        self.steps.blockSignals(True)
+        self.steps.clear()
+        if self.trace is not None:
+            for number, (_, step) in enumerate(self.trace.steps, start=1):
+                item = QListWidgetItem(f"{number}. merge #{step.rank:,}: {self.label(step.left)} + "
+                                       f"{self.label(step.right)} \u2192 {self.label(step.new_id)}"
+                                       + (f"  (\u00d7{len(step.positions)})" if len(step.positions) > 1 else ""))
+                item.setData(Qt.ItemDataRole.UserRole, step.new_id)
+                self.steps.addItem(item)
+        self.steps.blockSignals(False)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        trace = self.trace
+        has_steps = trace is not None and self.total > 0
+        self.step_button.setEnabled(has_steps and self.done < self.total)
+        self.play_button.setEnabled(has_steps)
+        self.reset_button.setEnabled(has_steps and self.done > 0)
+        if trace is None:
+            self.strip.set_tokens([], None)
+            self.status.setText(getattr(self, "error", "") or "Type a word above. Each step merges the pair of "
+                                "neighbours that was learned earliest (lowest rank), as encoding does.")
+            return
+        ids, last = trace.state(self.done)
+        self.strip.set_tokens(ids, last)
+        count = sum(len(chunk) for chunk in ids)
+        self.steps.blockSignals(True)
+        self.steps.setCurrentRow(self.done - 1)
+        self.steps.blockSignals(False)
+        if self.done == 0:
+            message = (f"<b>Bytes:</b> {count} byte tokens in {len(trace.chunks)} chunk(s). "
+                       f"{self.total} merge(s) to go. Press Step.")
+        else:
+            _, step = trace.steps[self.done - 1]
+            places = "once" if len(step.positions) == 1 else f"in {len(step.positions)} places"
+            message = (f"<b>Step {self.done} of {self.total}:</b> merge #{step.rank:,} "
+                       f"<code>{_html(self.label(step.left))}</code> + <code>{_html(self.label(step.right))}</code> "
+                       f"\u2192 <code>{_html(self.label(step.new_id))}</code>, {places}: the lowest-ranked pair present.")
+        if self.done == self.total:
+            final = trace.final
+            expected = self._expected()
+            same = "" if expected is None else (" Same as encoding the text: \u2713" if expected == final
+                                                 else f" Encoding the text gives {expected} (differs!)")
+            message += f"<br><b>Done:</b> {len(final)} token(s): {', '.join(map(str, final))}.{same}"
+        self.status.setText(message)
+
+    def _expected(self) -> list[int] | None:
+        if self.tokenizer is None:
+            return None
+        try:
+            return self.tokenizer.encode(self.input.text(), "plain")
+        except ExplorerError:
+            return None
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

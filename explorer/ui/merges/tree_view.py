@@ -1,0 +1,297 @@
+"""The merge tree of one token as a picture: bytes along the bottom, each merge joining two boxes
+into the box above them. Zoom with the wheel or Ctrl +/-, pan by dragging, click a box to go to
+that token. Exports to PNG and SVG.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QBrush, QColor, QFont, QFontMetricsF, QImage, QKeyEvent, QMouseEvent, QPainter, QPainterPath, QPen, QWheelEvent)
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import (
+    QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsSceneHoverEvent, QGraphicsView, QStyleOptionGraphicsItem,
+    QWidget)
+
+from explorer.core.merge_tree import MergeTree, merge_tree
+from explorer.core.merges import MergeForest
+
+# Viridis, sampled: a sequential palette that stays ordered for colour-blind readers and in grey.
+# Depth 1 (a merge of two bytes) is the lightest; bytes themselves are neutral grey.
+DEPTH_COLORS = ["#fde725", "#addc30", "#5ec962", "#28ae80", "#21918c", "#2c728e", "#3b528b", "#472d7b", "#440154"]
+BYTE_LIGHT, BYTE_DARK = "#d9d9de", "#5f6368"
+ROW_GAP = 34.0  # vertical space between rows, for the edges
+H_GAP = 10.0
+PADDING = 7.0
+ZOOM_STEP = 1.2
+MIN_SCALE, MAX_SCALE = 0.05, 8.0
+
+
+def depth_color(height: int, dark: bool) -> QColor:
+    """Fill colour of a box at `height` merges above the bytes."""
+    if height == 0:
+        return QColor(BYTE_DARK if dark else BYTE_LIGHT)
+    color = QColor(DEPTH_COLORS[min(height, len(DEPTH_COLORS)) - 1])
+    return color.darker(125) if dark else color
+
+
+def text_color_on(fill: QColor) -> QColor:
+    """Black or white, whichever reads better on `fill` (relative luminance)."""
+    def channel(value: float) -> float:
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    luminance = 0.2126 * channel(fill.redF()) + 0.7152 * channel(fill.greenF()) + 0.0722 * channel(fill.blueF())
+    return QColor("#000000") if luminance > 0.22 else QColor("#ffffff")
+
+
+class NodeItem(QGraphicsItem):
+    """One box: the token as text, and its merge rank (or byte value) and training count below."""
+
+    def __init__(self, token_id: int, lines: list[str], height: int, size: QSize | tuple[float, float],
+                 fonts: tuple[QFont, QFont], dark: bool, tooltip: str, is_root: bool) -> None:
+        super().__init__()
+        self.token_id = token_id
+        self.lines = lines
+        self.height_level = height
+        self.fonts = fonts
+        self.dark = dark
+        self.is_root = is_root
+        self._hover = False
+        width, box_height = size if isinstance(size, tuple) else (size.width(), size.height())
+        self._rect = QRectF(-width / 2, 0, width, box_height)
+        self.setToolTip(tooltip)
+        self.setAcceptHoverEvents(True)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt override)
+        return self._rect.adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        fill = depth_color(self.height_level, self.dark)
+        if self._hover:
+            fill = fill.lighter(115) if self.dark else fill.darker(108)
+        border = QColor("#e8eaed" if self.dark else "#202124") if self.is_root or self._hover else fill.darker(160)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(border, 2.4 if self.is_root else 1.2))
+        painter.setBrush(QBrush(fill))
+        painter.drawRoundedRect(self._rect, 5, 5)
+        painter.setPen(text_color_on(fill))
+        top = self._rect.top() + PADDING / 2
+        for number, line in enumerate(self.lines):
+            font = self.fonts[0 if number == 0 else 1]
+            painter.setFont(font)
+            line_height = QFontMetricsF(font).height()
+            painter.drawText(QRectF(self._rect.left(), top, self._rect.width(), line_height),
+                             int(Qt.AlignmentFlag.AlignCenter), line)
+            top += line_height
+
+    def hoverEnterEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802
+        self._hover = True
+        self.update()
+
+    def hoverLeaveEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802
+        self._hover = False
+        self.update()
+
+
+class MergeTreeView(QGraphicsView):
+    node_clicked = Signal(int)  # token id of the box clicked
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.tree: MergeTree | None = None
+        self.nodes: list[NodeItem] = []
+        self.dark = False
+        self.font_ = QFont()
+        self._press: QPointF | None = None
+        self._user_zoomed = False
+
+    # Drawing
+
+    def clear_tree(self) -> None:
+        self.scene().clear()
+        self.tree, self.nodes = None, []
+
+    def show_tree(self, forest: MergeForest, token_id: int, label: Callable[[int], str],
+                  font: QFont, dark: bool, describe: Callable[[int], str]) -> MergeTree:
+        """Draw `token_id`'s tree; `label(id)` is a token's text, `describe(id)` its tooltip."""
+        self.scene().clear()
+        self.dark, self.font_ = dark, font
+        small = QFont(font)
+        small.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
+        big_metrics, small_metrics = QFontMetricsF(font), QFontMetricsF(small)
+        has_counts = bool(forest.counts)
+
+        def lines(token: int) -> list[str]:
+            rank = forest.rank(token)
+            text = [label(token) or " "]
+            if rank is None:
+                text.append("byte" if forest.parents(token) is None and len(text[0]) <= 6 else "")
+            else:
+                text.append(f"#{rank:,}")
+                count = forest.count(token)
+                if has_counts and count is not None:
+                    text.append(f"\u00d7{count:,}")
+            return [line for line in text if line] or [" "]
+
+        cache: dict[int, list[str]] = {}
+
+        def lines_of(token: int) -> list[str]:
+            if token not in cache:
+                cache[token] = lines(token)
+            return cache[token]
+
+        def width(token: int) -> float:
+            text = lines_of(token)
+            widths = [big_metrics.horizontalAdvance(text[0])] + [small_metrics.horizontalAdvance(t) for t in text[1:]]
+            return max(widths) + 2 * PADDING
+
+        tree = merge_tree(forest, token_id, width, gap=H_GAP)
+        box_height = big_metrics.height() + small_metrics.height() * (2 if has_counts else 1) + PADDING
+        row_height = box_height + ROW_GAP
+        top_of = lambda height: (tree.height - height) * row_height  # noqa: E731 (bytes on the bottom row)
+        edge_pen = QPen(QColor("#9aa0a6" if dark else "#5f6368"), 1.4)
+        self.nodes = []
+        for node in tree.nodes:
+            for child_index in node.children:
+                child = tree.nodes[child_index]
+                path = QPainterPath(QPointF(node.x, top_of(node.height) + box_height))
+                path.lineTo(QPointF(child.x, top_of(child.height)))
+                edge = QGraphicsPathItem(path)
+                edge.setPen(edge_pen)
+                edge.setZValue(-1)
+                self.scene().addItem(edge)
+        for node in tree.nodes:
+            item = NodeItem(node.token_id, lines_of(node.token_id), node.height, (node.width, box_height),
+                            (font, small), dark, describe(node.token_id), node.index == 0)
+            item.setPos(node.x, top_of(node.height))
+            self.scene().addItem(item)
+            self.nodes.append(item)
+        margin = 16.0
+        self.scene().setSceneRect(QRectF(-margin, -margin, tree.width + 2 * margin,
+                                         tree.height * row_height + box_height + 2 * margin))
+        self.tree = tree
+        self._user_zoomed = False
+        self.fit()
+        return tree
+
+    # Zoom and pan
+
+    def fit(self) -> None:
+        """The whole tree in view, but never blown up past 1.5x (a byte alone stays a small box)."""
+        if self.tree is None:
+            return
+        self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.transform().m11() > 1.5:
+            self.resetTransform()
+            self.scale(1.5, 1.5)
+            self.centerOn(self.scene().sceneRect().center())
+
+    def zoom(self, factor: float) -> None:
+        scale = self.transform().m11()
+        factor = max(MIN_SCALE / scale, min(MAX_SCALE / scale, factor))
+        self.scale(factor, factor)
+        self._user_zoomed = True
+
+    @property
+    def scale_factor(self) -> float:
+        return self.transform().m11()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802
+        steps = event.angleDelta().y() / 120
+        if steps:
+            self.zoom(ZOOM_STEP ** steps)
+            event.accept()
+
+    def event(self, event: QEvent) -> bool:
+        # Ctrl +/-/0 zoom the tree while it has focus, instead of the window's text size.
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
+            if self._zoom_key(event) is not None:
+                event.accept()
+                return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        action = self._zoom_key(event)
+        if action == "in":
+            self.zoom(ZOOM_STEP)
+        elif action == "out":
+            self.zoom(1 / ZOOM_STEP)
+        elif action == "fit":
+            self.fit()
+        else:
+            super().keyPressEvent(event)
+
+    @staticmethod
+    def _zoom_key(event: QKeyEvent) -> str | None:
+        key, ctrl = event.key(), bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+        if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal) and (ctrl or event.text() == "+"):
+            return "in"
+        if key in (Qt.Key.Key_Minus, Qt.Key.Key_Underscore):
+            return "out"
+        if (key == Qt.Key.Key_0 and ctrl) or (key == Qt.Key.Key_F and not ctrl):
+            return "fit"
+        return None
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        if not self._user_zoomed:
+            self.fit()
+
+    # Clicking a box (a press and release without dragging)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        self._press = event.position()
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        super().mouseReleaseEvent(event)
+        press, self._press = self._press, None
+        if press is None or event.button() != Qt.MouseButton.LeftButton:
+            return
+        if (event.position() - press).manhattanLength() > 4:
+            return  # that was a pan
+        node = self.node_at(event.position().toPoint())
+        if node is not None:
+            self.node_clicked.emit(node.token_id)
+
+    def node_at(self, point: object) -> NodeItem | None:
+        for item in self.items(point):  # type: ignore[call-overload]
+            if isinstance(item, NodeItem):
+                return item
+        return None
+
+    # Export
+
+    def export_png(self, path: str, scale: float = 2.0) -> bool:
+        rect = self.scene().sceneRect()
+        image = QImage(int(rect.width() * scale), int(rect.height() * scale), QImage.Format.Format_ARGB32)
+        image.fill(QColor("#202124" if self.dark else "#ffffff"))
+        painter = QPainter(image)
+        painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.scene().render(painter, QRectF(image.rect()), rect)
+        painter.end()
+        return image.save(path, "PNG")
+
+    def export_svg(self, path: str, title: str = "Merge tree") -> bool:
+        rect = self.scene().sceneRect()
+        generator = QSvgGenerator()
+        generator.setFileName(path)
+        generator.setSize(QSize(int(rect.width()), int(rect.height())))
+        generator.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
+        generator.setTitle(title)
+        generator.setDescription("Exported from Tokenizer Explorer")
+        painter = QPainter()
+        if not painter.begin(generator):
+            return False
+        painter.fillRect(QRectF(0, 0, rect.width(), rect.height()), QColor("#202124" if self.dark else "#ffffff"))
+        self.scene().render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
+        return painter.end()
