@@ -225,6 +225,7 @@ def test_encode_trace_steps_to_the_final_tokens(qtbot: QtBot, session: Session, 
     trace.input.setFocus()
     qtbot.keyClick(trace.input, Qt.Key.Key_F10)
     assert trace.done == 2
+    trace.timer.setInterval(20)  # Play, quickly
     trace.play_button.click()
     qtbot.waitUntil(lambda: trace.done == trace.total, timeout=trace.total * 1000 + 2000)
     assert not trace.play_button.isChecked()

@@ -55,6 +55,7 @@ class MergesPane(Pane):
         self.filter_ms = 0.0  # the last filter's time, shown and reported
         self.forest_seconds: float | None = None
         self._pending: int | None = None  # a token asked for before the table was ready
+        self._forest_done = False  # the forest job ended (with a forest or None)
         self._syncing = False
         self._jobs: dict[str, Job] = {}
         self._build()
@@ -235,7 +236,7 @@ class MergesPane(Pane):
             job.cancel()
         self._jobs.clear()
         self.tokenizer, self.table, self.forest, self.audit = tokenizer, None, None, None
-        self.forest_seconds = None
+        self.forest_seconds, self._forest_done = None, False
         self.history.clear()
         self.current = None
         self.model.set_table(None)
@@ -310,10 +311,8 @@ class MergesPane(Pane):
         self.filter_bar.set_counts(table)
         self._apply_query(self.filter_bar.query())
         self._update_columns()
-        if self.forest is not None:
-            self._start_merge_columns()
-        elif "forest" not in self._jobs:
-            self._on_forest_ready(tokenizer, None, 0.0)
+        if self._forest_done:
+            self._start_merges_and_audit()
         self._count_corpus()
         pending, self._pending = self._pending, None
         self.navigate(pending if pending is not None else self._default_token())
@@ -332,12 +331,17 @@ class MergesPane(Pane):
             self.session.status_posted.emit(f"Merges: {len(forest.merges):,} merges of {tokenizer.name} "
                                             f"ready in {seconds:.1f} s")
             self.trace_panel.set_tokenizer(tokenizer, self._label)
+        self._forest_done = True
         if self.table is not None:
-            if forest is not None:
-                self._start_merge_columns()
-            self._start_audit()
+            self._start_merges_and_audit()
             if self.current is not None:
                 self._show_token(self.current)
+
+    def _start_merges_and_audit(self) -> None:
+        """Once both the table and the forest (or its absence) are known."""
+        if self.forest is not None:
+            self._start_merge_columns()
+        self._start_audit()
 
     def _start_merge_columns(self) -> None:
         table, forest, tokenizer = self.table, self.forest, self.tokenizer
