@@ -1,0 +1,124 @@
+"""The merges table: a lazy model over the merge records, appended in batches, newest highlighted.
+
+`data()` formats a row only when the view asks for it, so 100,000 merges cost a list of records
+and nothing more; rows arrive in batches (one `beginInsertRows` per batch, every 30-50 ms).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFont
+
+from explorer.core.render import token_text
+from explorer.core.train import BYTE_VOCAB, Merge
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+
+COLUMNS = ("#", "Left", "Right", "New token", "Id", "Count")
+RANK, LEFT, RIGHT, NEW, ID, COUNT = range(len(COLUMNS))
+MergeRole = Qt.ItemDataRole.UserRole + 1  # the Merge record of a row
+TokenIdRole = Qt.ItemDataRole.UserRole + 2  # the token id a cell shows (left, right or new)
+
+
+class MergesModel(QAbstractTableModel):
+    def __init__(self, parent: object = None) -> None:
+        super().__init__(parent)  # type: ignore[arg-type]
+        self.merges: list[Merge] = []
+        self.vocab: list[bytes] = [bytes([b]) for b in range(BYTE_VOCAB)]
+        self.counts_known = True
+        self.highlight = QColor("#fff2a8")
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._text_font: QFont | None = None
+
+    # Feeding
+
+    def append(self, merges: Sequence[Merge]) -> None:
+        """Add a batch of merges at the end: one insertion for the whole batch."""
+        if not merges:
+            return
+        first = len(self.merges)
+        previous_last = first - 1
+        self.beginInsertRows(QModelIndex(), first, first + len(merges) - 1)
+        for merge in merges:
+            if merge.new_id >= len(self.vocab):
+                self.vocab.extend([b""] * (merge.new_id + 1 - len(self.vocab)))
+            if not self.vocab[merge.new_id]:
+                self.vocab[merge.new_id] = merge.token
+        self.merges.extend(merges)
+        self.endInsertRows()
+        if previous_last >= 0:  # the old newest row loses its highlight
+            self.dataChanged.emit(self.index(previous_last, 0), self.index(previous_last, len(COLUMNS) - 1))
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self.merges = []
+        self.vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
+        self.endResetModel()
+
+    def set_text_font(self, font: QFont) -> None:
+        self._text_font = QFont(font)
+        if self.merges:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.merges) - 1, len(COLUMNS) - 1))
+
+    def set_highlight(self, color: QColor) -> None:
+        self.highlight = QColor(color)
+
+    # Qt model interface
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        return 0 if parent.isValid() else len(self.merges)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
+            return COLUMNS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return {RANK: "Merge number (1 = first learned)", COUNT: "How often the pair occurred when it was merged",
+                    ID: "The new token's id", NEW: "The new token (· space, → tab, ↵ newline, <E0> a partial byte)"
+                    }.get(section)
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid() or not 0 <= index.row() < len(self.merges):
+            return None
+        merge = self.merges[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == RANK:
+                return f"{merge.rank + 1:,}"
+            if column == LEFT:
+                return token_text(self.vocab[merge.left])
+            if column == RIGHT:
+                return token_text(self.vocab[merge.right])
+            if column == NEW:
+                return token_text(merge.token)
+            if column == ID:
+                return str(merge.new_id)
+            if column == COUNT:
+                return f"{merge.count:,}" if self.counts_known else "—"
+            return None
+        if role == Qt.ItemDataRole.BackgroundRole and index.row() == len(self.merges) - 1:
+            return self.highlight
+        if role == Qt.ItemDataRole.FontRole:
+            if column in (LEFT, RIGHT, NEW) and self._text_font is not None:
+                font = QFont(self._text_font)
+                font.setBold(index.row() == len(self.merges) - 1)
+                return font
+            return self._bold if index.row() == len(self.merges) - 1 else None
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (RANK, ID, COUNT):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and column in (LEFT, RIGHT, NEW):
+            token_id = {LEFT: merge.left, RIGHT: merge.right, NEW: merge.new_id}[column]
+            data = self.vocab[token_id]
+            return f"id {token_id}: {len(data)} byte{'s' if len(data) != 1 else ''} ({data.hex(' ').upper()})"
+        if role == MergeRole:
+            return merge
+        if role == TokenIdRole:
+            return {LEFT: merge.left, RIGHT: merge.right}.get(column, merge.new_id)
+        return None

@@ -1,0 +1,589 @@
+"""The Training pane: settings, controls, the merges table and live plots of one training run.
+
+Left: the settings, the corpus it will train on, and the result (save, export). Right: Train,
+Pause, Step, Play (with a speed in merges per second) and Cancel over a progress bar and a status
+line in plain words; below, the merges as they are learned and the plots. The trainer runs in a
+child process (see run.py), so the window stays responsive on megabytes of text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+
+from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView,
+    QLabel, QProgressBar, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
+
+from explorer import __version__
+from explorer.core.bpe import BPE
+from explorer.core.corpus_sources import Corpus, Source, sample_sources
+from explorer.core.errors import ExplorerError
+from explorer.core.formats import hf, own
+from explorer.core.render import token_text
+from explorer.core.train import Merge
+from explorer.core.training_run import TrainingSettings
+from explorer.ui.pane import Pane
+from explorer.ui.session import Session
+from explorer.ui.training.model import COLUMNS, LEFT, NEW, RIGHT, MergesModel
+from explorer.ui.training.plots import SWEEP_SIZES, TrainingPlots, vocab_size_after
+from explorer.ui.training.run import (
+    CANCELLED, COUNTING, ENDED, FAILED, FINISHED, IDLE, MERGING, PAUSED, STARTING, TrainingRun)
+from explorer.ui.training.settings_form import SettingsForm
+
+PLOT_REFRESH_MS = 120
+SPEEDS = (0.5, 1, 2, 5, 10, 20, 50, 100, 1000)
+
+
+class TrainingPane(Pane):
+    name = "training"
+    title = "Training"
+
+    def __init__(self, session: Session) -> None:
+        super().__init__(session)
+        self.run: TrainingRun | None = None
+        self.tokenizer: BPE | None = None  # the last run's result
+        self._build()
+        self.plot_timer = QTimer(self)
+        self.plot_timer.setInterval(PLOT_REFRESH_MS)
+        self.plot_timer.timeout.connect(self.plots.refresh)
+        session.corpus_changed.connect(self._on_session_corpus_changed)
+        session.font_changed.connect(self._on_session_font_changed)
+        session.theme_changed.connect(self._on_session_theme_changed)
+        self._on_session_font_changed(session.font)
+        self._on_session_theme_changed(session.dark)
+        self._on_session_corpus_changed(session.corpus)
+        self._update_controls()
+        self.set_content(self.content)
+
+    # Building
+
+    def _build(self) -> None:
+        self.content = QSplitter(Qt.Orientation.Horizontal)
+        self.content.addWidget(self._build_side())
+        main = QWidget()
+        layout = QVBoxLayout(main)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(self._build_controls())
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(True)
+        layout.addWidget(self.progress)
+        self.status = QLabel()
+        self.status.setObjectName("trainingStatus")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.status)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        table_box = QWidget()
+        table_layout = QVBoxLayout(table_box)
+        table_layout.setContentsMargins(0, 0, 0, 0)
+        self.follow = QCheckBox("Follow the newest merge")
+        self.follow.setChecked(True)
+        table_layout.addWidget(self.follow)
+        self.model = MergesModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setObjectName("mergesTable")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        header = self.table.horizontalHeader()
+        for column in range(len(COLUMNS)):
+            mode = QHeaderView.ResizeMode.Stretch if column in (LEFT, RIGHT, NEW) else QHeaderView.ResizeMode.Interactive
+            header.setSectionResizeMode(column, mode)
+        self.table.doubleClicked.connect(self._on_table_double_clicked)
+        table_layout.addWidget(self.table)
+        split.addWidget(table_box)
+        self.plots = TrainingPlots()
+        split.addWidget(self.plots)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        layout.addWidget(split, 1)
+        self.content.addWidget(main)
+        self.content.setStretchFactor(0, 0)
+        self.content.setStretchFactor(1, 1)
+        self.content.setSizes([340, 900])
+
+    def _build_side(self) -> QWidget:
+        side = QWidget()
+        layout = QVBoxLayout(side)
+        settings_box = QGroupBox("Settings")
+        self.form = SettingsForm()
+        box_layout = QVBoxLayout(settings_box)
+        box_layout.addWidget(self.form)
+        layout.addWidget(settings_box)
+        self.form.changed.connect(self._update_controls)
+
+        corpus_box = QGroupBox("Corpus")
+        corpus_layout = QVBoxLayout(corpus_box)
+        self.corpus_label = QLabel()
+        self.corpus_label.setWordWrap(True)
+        corpus_layout.addWidget(self.corpus_label)
+        row = QHBoxLayout()
+        self.sample_combo = QComboBox()
+        self.sample_combo.addItem("Quick start: train on a sample...", None)
+        for source in sample_sources():
+            self.sample_combo.addItem(source.name, source)
+        self.sample_combo.activated.connect(self._on_sample_combo_activated)
+        row.addWidget(self.sample_combo, 1)
+        open_corpus = QPushButton("Corpus pane")
+        open_corpus.setToolTip("Add files, folders, pasted text and a held-out text")
+        open_corpus.clicked.connect(lambda: self.session.show_pane("corpus"))
+        row.addWidget(open_corpus)
+        corpus_layout.addLayout(row)
+        layout.addWidget(corpus_box)
+
+        result_box = QGroupBox("Result")
+        result_layout = QVBoxLayout(result_box)
+        self.result_label = QLabel("Nothing trained yet.")
+        self.result_label.setWordWrap(True)
+        result_layout.addWidget(self.result_label)
+        buttons = QHBoxLayout()
+        self.save_button = QPushButton("Save...")
+        self.save_button.setToolTip("Save as a tokenizer-explorer JSON file (merges with their counts)")
+        self.save_button.clicked.connect(lambda: self.save())
+        self.export_button = QPushButton("Export Hugging Face...")
+        self.export_button.setToolTip("Write a tokenizer.json that Hugging Face tokenizers loads")
+        self.export_button.clicked.connect(lambda: self.export_hf())
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.export_button)
+        result_layout.addLayout(buttons)
+        layout.addWidget(result_box)
+        layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(300)
+        return scroll
+
+    def _build_controls(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.start_button = QPushButton("Train")
+        self.start_button.setToolTip("Train at full speed (Ctrl+Return)")
+        self.start_button.clicked.connect(self._on_start_clicked)
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.clicked.connect(lambda: self.run and self.run.pause())
+        self.step_button = QPushButton("Step")
+        self.step_button.setToolTip("Learn one merge, then wait (Ctrl+Right)")
+        self.step_button.clicked.connect(self._on_step_clicked)
+        self.play_button = QPushButton("Play")
+        self.play_button.setToolTip("Learn merges at the chosen speed, for talks")
+        self.play_button.clicked.connect(self._on_play_clicked)
+        self.speed = QDoubleSpinBox()
+        self.speed.setRange(0.2, 5000)
+        self.speed.setDecimals(1)
+        self.speed.setValue(2)
+        self.speed.setSuffix(" merges/s")
+        self.speed.setToolTip("Play speed")
+        self.speed.valueChanged.connect(self._on_speed_value_changed)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop; the tokenizer keeps the merges learned so far")
+        self.cancel_button.clicked.connect(lambda: self.run and self.run.cancel())
+        self.sweep_button = QPushButton("Sweep 1K-32K")
+        self.sweep_button.setToolTip("Train to a vocabulary of 32,768 and plot held-out compression at "
+                                     "1K, 2K, 4K, 8K, 16K and 32K: smaller vocabularies are prefixes of the merges")
+        self.sweep_button.clicked.connect(self._on_sweep_clicked)
+        for widget in (self.start_button, self.pause_button, self.step_button, self.play_button, self.speed,
+                       self.cancel_button):
+            row.addWidget(widget)
+        row.addStretch(1)
+        row.addWidget(self.sweep_button)
+        QShortcut(QKeySequence("Ctrl+Return"), self, self._on_start_clicked,
+                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence("Ctrl+Right"), self, self._on_step_clicked,
+                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        return row
+
+    # Starting and controlling
+
+    def start(self, step: bool = False, rate: float | None = None) -> bool:
+        """Start a run with the current settings; False (and a message) if they cannot train."""
+        corpus = self.session.corpus
+        try:
+            settings = self.form.settings()
+        except ExplorerError as exc:
+            self._refuse("These settings cannot train", str(exc))
+            return False
+        if not isinstance(corpus, Corpus) or corpus.is_empty:
+            self._refuse("No corpus", "The corpus is empty: add files, folders, pasted text or a sample in the "
+                         "Corpus pane, or pick a sample under Quick start.")
+            return False
+        if settings.engine == "hf" and (step or rate is not None):
+            self._refuse("Not with this engine", "Hugging Face tokenizers shows its merges only when it is done: "
+                         "choose the built-in engine to step or play.")
+            return False
+        self.model.clear()
+        self.model.counts_known = settings.engine != "hf"
+        self.plots.reset()
+        self.tokenizer = None
+        self.run = TrainingRun(corpus, settings, self)
+        self.run.merges_added.connect(self._on_run_merges_added)
+        self.run.progressed.connect(self._update_status)
+        self.run.state_changed.connect(self._on_run_state_changed)
+        self.run.ended.connect(self._on_run_ended)
+        self._plots_started = False
+        self.run.start(self.session.workers, step=step, rate=rate)
+        self.session.set_training(self.run)
+        self.plot_timer.start()
+        self._update_controls()
+        self._update_status()
+        return True
+
+    def _refuse(self, title: str, message: str) -> None:
+        self.status.setText(f"<b>{title}.</b> {message}")
+        self.session.post_error(title, message)
+
+    def _on_start_clicked(self) -> None:
+        if self.run is not None and self.run.is_running:
+            self.run.resume()
+        else:
+            self.start()
+
+    def _on_step_clicked(self) -> None:
+        if self.run is not None and self.run.is_running:
+            self.run.step()
+        else:
+            self.start(step=True)
+
+    def _on_play_clicked(self) -> None:
+        if self.run is not None and self.run.is_running:
+            self.run.play(self.speed.value())
+        else:
+            self.start(rate=self.speed.value())
+
+    def _on_speed_value_changed(self, value: float) -> None:
+        if self.run is not None and self.run.is_running:
+            self.run.set_rate(value)
+
+    def _on_sweep_clicked(self) -> None:
+        self.form.set_vocab_size(max(SWEEP_SIZES) + len(self.form.special_tokens()))
+        self.start()
+
+    # Run signals
+
+    def _on_run_merges_added(self, merges: list[Merge]) -> None:
+        run = self.run
+        if run is None:
+            return
+        stage = run.stage
+        if not self._plots_started and stage is not None:
+            self._plots_started = True
+            self.plots.reset(1.0 if stage.counts_known else None, held_out=stage.held_out_tokens > 0)
+        first = len(run.merges) - len(merges)
+        ranks = [m.rank for m in merges]
+        counts = [m.count for m in merges] if self.model.counts_known else []
+        train_bpt: list[float] = []
+        if stage is not None and stage.counts_known:
+            train_bpt = [stage.corpus_tokens / m.total_tokens for m in merges]
+        held_out_bpt: list[float] = []
+        if stage is not None and stage.held_out_tokens > 0:
+            held_out_bpt = [stage.held_out_tokens / t for t in run.held_out_tokens[first:]]
+        specials = len(run.settings.special_tokens)
+        vocab_sizes = [vocab_size_after(m.rank, specials) for m in merges]
+        self.plots.add(ranks, counts, train_bpt, held_out_bpt, vocab_sizes)
+        self.model.append(merges)
+        if self.follow.isChecked():
+            self.table.scrollToBottom()
+
+    def _on_run_state_changed(self, state: str) -> None:
+        self._update_controls()
+        self._update_status()
+
+    def _on_run_ended(self, state: str) -> None:
+        self.plot_timer.stop()
+        self.plots.refresh()
+        run = self.run
+        if run is None:
+            return
+        if state == FAILED:
+            self.session.post_error("Training failed", run.error)
+        elif run.merges:
+            self._build_tokenizer(run)
+        self._update_controls()
+        self._update_status()
+
+    def _build_tokenizer(self, run: TrainingRun) -> None:
+        """Make the tokenizer off the GUI thread (100,000 merges take a moment), then publish it."""
+        name = self._unique_name(self.form.name_edit.text().strip() or self.default_name(run))
+        merges, settings = list(run.merges), run.settings
+        metadata = {"created_by": f"tokenizer-explorer {__version__} (Training pane)",
+                    "corpus": [source.name for source in run.corpus.sources],
+                    "held_out": run.corpus.held_out.name if run.corpus.held_out else None,
+                    "vocab_size": settings.vocab_size, "engine": settings.engine,
+                    "seconds": round(run.elapsed, 2), "complete": run.state == FINISHED}
+
+        connected = threading.Event()  # a fast job could finish before its signals are connected
+
+        def work():  # type: ignore[no-untyped-def]
+            connected.wait()
+            return own.from_merges(merges, settings.pattern, settings.special_tokens, name=name, metadata=metadata)
+            yield
+
+        job = self.session.workers.start("building the tokenizer", work, key="training-result")
+        job.finished.connect(lambda tokenizer: self._on_tokenizer_built(run, tokenizer))
+        job.failed.connect(lambda message: self.session.post_error("Could not build the tokenizer", message))
+        connected.set()
+
+    def _on_tokenizer_built(self, run: TrainingRun, tokenizer: BPE) -> None:
+        if run is not self.run:
+            return
+        self.tokenizer = tokenizer
+        self.session.add_trained(tokenizer)
+        self._update_result()
+        self._update_controls()
+        self._update_status()
+
+    def default_name(self, run: TrainingRun | None = None) -> str:
+        corpus = run.corpus if run is not None else self.session.corpus
+        settings: TrainingSettings | None = run.settings if run is not None else None
+        first = corpus.sources[0].name if isinstance(corpus, Corpus) and corpus.sources else "corpus"
+        first = re.sub(r"^(Sample|Toy):\s*", "", first)
+        stem = re.sub(r"[^\w]+", "-", first.split("(")[0].split(".")[0].strip().lower()).strip("-") or "corpus"
+        vocab = settings.vocab_size if settings else self.form.vocab_size()
+        pattern = settings.pattern if settings else self.form.pattern()
+        size = f"{vocab // 1024}k" if vocab % 1024 == 0 else str(vocab)
+        return f"{stem}-{pattern if len(pattern) <= 8 else 'custom'}-{size}"
+
+    def _unique_name(self, name: str) -> str:
+        candidate, number = name, 2
+        while candidate in self.session.trained:
+            candidate, number = f"{name}-{number}", number + 1
+        return candidate
+
+    # Result
+
+    def save(self, path: str | None = None) -> bool:
+        if self.tokenizer is None:
+            return False
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Save tokenizer", f"{self.tokenizer.name}.json",
+                                                  "Tokenizer Explorer JSON (*.json)")
+        if not path:
+            return False
+        try:
+            own.save(self.tokenizer, path)
+        except (OSError, ExplorerError) as exc:
+            self.session.post_error("Could not save the tokenizer", str(exc))
+            return False
+        self._mark_saved(path)
+        return True
+
+    def export_hf(self, path: str | None = None) -> bool:
+        if self.tokenizer is None:
+            return False
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export Hugging Face tokenizer.json", "tokenizer.json",
+                                                  "tokenizer.json (*.json)")
+        if not path:
+            return False
+        try:
+            hf.export(self.tokenizer, path)
+        except (OSError, ExplorerError) as exc:
+            self.session.post_error("Could not export the tokenizer", str(exc))
+            return False
+        self._mark_saved(path)
+        return True
+
+    def _mark_saved(self, path: str) -> None:
+        assert self.tokenizer is not None
+        self.session.mark_saved(self.tokenizer.name)
+        self.session.tokenizers_changed.emit()  # the picker drops "(unsaved)"
+        self.saved_path = path
+        self._update_result()
+        self.session.status_posted.emit(f"Saved {self.tokenizer.name} to {path}")
+
+    def _update_result(self) -> None:
+        tokenizer = self.tokenizer
+        if tokenizer is None:
+            self.result_label.setText("Nothing trained yet." if self.run is None or not self.run.merges else
+                                      "Building the tokenizer...")
+            return
+        state = "unsaved" if tokenizer.name in self.session.unsaved else f"saved to {getattr(self, 'saved_path', '')}"
+        complete = "" if tokenizer.metadata.get("complete", True) else " (cancelled early)"
+        self.result_label.setText(
+            f"<b>{tokenizer.name}</b>{complete}: {len(tokenizer.merges):,} merges, vocabulary "
+            f"{tokenizer.vocab_size:,}. It is in the toolbar picker for every pane ({state}).")
+
+    # State shown
+
+    def _update_controls(self) -> None:
+        run = self.run
+        running = run is not None and run.is_running
+        state = run.state if run is not None else IDLE
+        streaming = self.form.engine() == "builtin" if not running else run.settings.engine == "builtin"  # type: ignore[union-attr]
+        self.form.set_editable(not running)
+        self.sample_combo.setEnabled(not running)
+        self.start_button.setText("Continue" if state == PAUSED else "Train")
+        self.start_button.setEnabled(not running or state == PAUSED or (run is not None and run.rate is not None))
+        self.pause_button.setEnabled(running and streaming and state != PAUSED)
+        self.step_button.setEnabled(streaming)
+        self.play_button.setEnabled(streaming and (not running or state == PAUSED or run.rate is None))  # type: ignore[union-attr]
+        self.cancel_button.setEnabled(running)
+        self.sweep_button.setEnabled(not running)
+        self.save_button.setEnabled(self.tokenizer is not None)
+        self.export_button.setEnabled(self.tokenizer is not None)
+
+    def _update_status(self) -> None:
+        run = self.run
+        if run is None:
+            self.progress.setValue(0)
+            self.progress.setFormat("")
+            problem = self.form.problem()
+            self.status.setText(problem or "Press <b>Train</b> to learn merges from the corpus, or <b>Step</b> to "
+                                "watch them one at a time.")
+            return
+        self.progress.setFormat(self._progress_text(run))
+        self.status.setText(self._status_text(run))
+
+    def _progress_text(self, run: TrainingRun) -> str:
+        if run.stage is None:
+            counting = run.counting
+            if counting is None or not counting.total_bytes:
+                self.progress.setRange(0, 0) if run.is_running else self.progress.setRange(0, 1000)
+                return "starting the trainer" if run.is_running else ""
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * counting.bytes_read / counting.total_bytes))
+            return f"counting: {counting.bytes_read / 1e6:,.1f} of {counting.total_bytes / 1e6:,.1f} MB"
+        self.progress.setRange(0, 1000)
+        done, target = len(run.merges), max(run.target, 1)
+        self.progress.setValue(1000 if run.state == FINISHED else int(1000 * done / target))
+        text = f"{done:,} of {run.target:,} merges"
+        rate = run.merges_per_second
+        if run.state in (MERGING,) and rate:
+            text += f" · {rate:,.0f} merges/s" if rate >= 10 else f" · {rate:.1f} merges/s"
+            left = run.seconds_left
+            if left is not None:
+                text += f" · {_duration(left)} left"
+        elif run.state in ENDED:
+            text += f" · {_duration(run.elapsed)}"
+        return text
+
+    def _status_text(self, run: TrainingRun) -> str:
+        if run.state == FAILED:
+            return f"<b>Training failed.</b> {run.error}"
+        if run.stage is None:
+            counting = run.counting
+            waiting = " It will stop after the first merge." if run.state == PAUSED else ""
+            if counting is None:
+                return "Starting the trainer..." + waiting
+            if run.settings.engine == "hf":
+                return "Hugging Face tokenizers is training; its merges appear when it is done."
+            return (f"Counting chunks: {counting.texts:,} texts read, {counting.distinct_chunks:,} distinct "
+                    f"chunks so far.{waiting}")
+        text = ""
+        if run.merges:
+            merge = run.merges[-1]
+            vocab = self.model.vocab
+            text = (f"merge {merge.rank + 1:,} of {run.target:,}: {_quoted(vocab[merge.left])} + "
+                    f"{_quoted(vocab[merge.right])} → {_quoted(merge.token)}")
+            if self.model.counts_known:
+                text += f" (seen {merge.count:,} times)"
+        elif run.state == PAUSED:
+            text = "Counted. Press Step for the first merge."
+        suffix = {PAUSED: " · paused", STARTING: "", COUNTING: "", MERGING: ""}.get(run.state, "")
+        if run.state == FINISHED:
+            summary = run.summary
+            early = summary is not None and summary.stopped_early
+            suffix = (f" · done in {_duration(run.elapsed)}" + (
+                f"; the corpus ran out of pairs before the vocabulary was full" if early else ""))
+        elif run.state == CANCELLED:
+            suffix = f" · cancelled; the tokenizer keeps the {len(run.merges):,} merges learned"
+        if run.state in (FINISHED, CANCELLED) and self.tokenizer is not None:
+            suffix += f". <b>{self.tokenizer.name}</b> is in the toolbar picker."
+        return _escape(text) + suffix
+
+    # Session signals
+
+    def _on_session_corpus_changed(self, corpus: object) -> None:
+        if isinstance(corpus, Corpus) and not corpus.is_empty:
+            size = sum(_source_size(s) for s in corpus.sources)
+            names = ", ".join(s.name for s in corpus.sources[:3]) + (" ..." if len(corpus.sources) > 3 else "")
+            held = (f"<br>Held-out: {corpus.held_out.name}" if corpus.held_out is not None else
+                    "<br>No held-out text: compression is measured on the training text only.")
+            self.corpus_label.setText(f"{len(corpus.sources)} source{'s' if len(corpus.sources) != 1 else ''}"
+                                      f" ({_size(size)}): {_escape(names)}{held}")
+        else:
+            self.corpus_label.setText("No corpus yet: pick a sample below, or add text in the Corpus pane.")
+        self.form.name_edit.setPlaceholderText(self.default_name())
+        if self.run is None:
+            self._update_status()
+
+    def _on_sample_combo_activated(self, index: int) -> None:
+        source = self.sample_combo.itemData(index)
+        self.sample_combo.setCurrentIndex(0)
+        if source is None:
+            return
+        held_out = None
+        corpus = self.session.corpus
+        if isinstance(corpus, Corpus):
+            held_out = corpus.held_out
+        self.session.set_corpus(Corpus((source,), held_out=held_out))
+
+    def _on_session_font_changed(self, font: QFont) -> None:
+        self.model.set_text_font(font)
+        metrics_height = max(font.pointSize() * 2, 20)
+        self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
+        self.status.setFont(QFont(self.font().family(), max(font.pointSize(), 10)))
+        self.plots.set_font_size(font.pointSize())
+
+    def _on_session_theme_changed(self, dark: bool) -> None:
+        self.model.set_highlight(QColor("#6b5800" if dark else "#ffe680"))
+        self.plots.set_dark(dark)
+        self.table.viewport().update()
+
+    def _on_table_double_clicked(self, index: QModelIndex) -> None:
+        if self.tokenizer is not None and self.session.tokenizer is self.tokenizer:
+            merge = self.model.merges[index.row()]
+            self.session.show_token(merge.new_id)
+
+    # Screenshots (the `screenshot` command)
+
+    def prepare_screenshot(self, text: str | None = None) -> None:
+        """Train so the picture shows merges and curves: on `text` if given, else on the English
+        sample with the bakery replies (English the story never saw) as held-out text."""
+        if text:
+            self.session.set_corpus(Corpus((Source.pasted(text),)))
+        elif not isinstance(self.session.corpus, Corpus) or self.session.corpus.is_empty:
+            samples = {source.path.rsplit("/", 1)[-1]: source for source in sample_sources()}
+            self.session.set_corpus(Corpus((samples["english.txt"],), held_out=samples["bakery_replies.txt"]))
+        if self.run is None:
+            self.start()
+
+
+def _quoted(data: bytes) -> str:
+    return "'" + token_text(data).replace("\u00b7", " ") + "'"
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+    return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
+
+
+def _size(size: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:,.1f} {unit}"
+    return f"{size} bytes"
+
+
+def _source_size(source: Source) -> int:
+    """Bytes on disk (a folder counts as 0 here: the Corpus pane has the full figures)."""
+    if source.kind == "text":
+        return len(source.text.encode("utf-8"))
+    try:
+        return os.path.getsize(source.path) if os.path.isfile(source.path) else 0
+    except OSError:
+        return 0
+

@@ -1,0 +1,174 @@
+"""Live plots of a training run: compression against merges, merge counts, and a vocabulary sweep.
+
+Each curve is created once and fed with `setData` from growing numpy buffers (no copies per
+update), with downsampling and clip-to-view so 100,000 points redraw quickly. The sweep needs no
+extra training: the merges of a 32K run, cut after 1K, 2K, ... are exactly the smaller
+vocabularies, so their held-out bytes per token are points on the same run's curve.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QWidget
+
+from explorer.core.train import BYTE_VOCAB
+
+SWEEP_SIZES = (1024, 2048, 4096, 8192, 16384, 32768)
+TRAIN_COLOR, HELD_OUT_COLOR, COUNT_COLOR, SWEEP_COLOR = "#0072B2", "#D55E00", "#009E73", "#CC79A7"
+
+
+class Series:
+    """A growing pair of float arrays; views of the filled part are handed to pyqtgraph."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self._x = np.empty(capacity)
+        self._y = np.empty(capacity)
+        self.size = 0
+
+    def extend(self, xs: list[float], ys: list[float]) -> None:
+        needed = self.size + len(xs)
+        if needed > len(self._x):
+            capacity = max(needed, 2 * len(self._x))
+            self._x = np.resize(self._x, capacity)
+            self._y = np.resize(self._y, capacity)
+        self._x[self.size:needed] = xs
+        self._y[self.size:needed] = ys
+        self.size = needed
+
+    def clear(self) -> None:
+        self.size = 0
+
+    @property
+    def x(self) -> np.ndarray:
+        return self._x[: self.size]
+
+    @property
+    def y(self) -> np.ndarray:
+        return self._y[: self.size]
+
+
+class TrainingPlots(pg.GraphicsLayoutWidget):
+    """Three plots stacked: bytes per token vs merges, count vs rank, held-out compression vs vocab size."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setMinimumWidth(260)
+        self.compression = self.addPlot(row=0, col=0, title="Bytes per token")
+        self.compression.setLabel("bottom", "merges")
+        self.compression_legend = self.compression.addLegend(offset=(-10, 10))
+        self.counts = self.addPlot(row=1, col=0, title="Count of each new merge")
+        self.counts.setLabel("bottom", "rank")
+        self.counts.setLogMode(x=False, y=True)
+        self.sweep = self.addPlot(row=2, col=0, title="Compression vs vocabulary size")
+        self.sweep.setLabel("bottom", "vocabulary size")
+        self.sweep.setLogMode(x=True, y=False)
+        for plot in (self.compression, self.counts, self.sweep):
+            plot.setClipToView(True)
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.setMenuEnabled(False)
+        self.train_curve = self.compression.plot(name="training text", pen=pg.mkPen(TRAIN_COLOR, width=2))
+        self.held_out_curve = self.compression.plot(name="held-out text", pen=pg.mkPen(HELD_OUT_COLOR, width=2))
+        self.count_curve = self.counts.plot(pen=pg.mkPen(COUNT_COLOR, width=1.5))
+        self.sweep_curve = self.sweep.plot(pen=pg.mkPen(SWEEP_COLOR, width=2), symbol="o", symbolSize=8,
+                                           symbolBrush=SWEEP_COLOR, symbolPen=None)
+        for curve in (self.train_curve, self.held_out_curve, self.count_curve):
+            curve.setDownsampling(auto=True, method="peak")
+            curve.setClipToView(True)
+        self.sweep_labels: list[pg.TextItem] = []
+        self.train = Series()
+        self.held_out = Series()
+        self.count = Series()
+        self.sweep_points: list[tuple[int, float]] = []
+        self.sweep_source = "held-out text"
+        self._dirty = False
+        self.set_dark(False)
+
+    # Feeding
+
+    def reset(self, corpus_bpt: float | None = None, held_out: bool = False) -> None:
+        for series in (self.train, self.held_out, self.count):
+            series.clear()
+        if corpus_bpt:
+            self.train.extend([0], [corpus_bpt])
+        if held_out:
+            self.held_out.extend([0], [1.0])  # before any merge, every byte is a token
+        self.sweep_points = []
+        self.sweep_source = "held-out text" if held_out else "training text"
+        self.sweep.setTitle(f"Compression vs vocabulary size ({self.sweep_source})")
+        self._dirty = True
+
+    def add(self, ranks: list[int], counts: list[int], train_bpt: list[float], held_out_bpt: list[float],
+            vocab_sizes: list[int]) -> None:
+        """Append one batch: x is the number of merges so far (rank + 1)."""
+        xs = [r + 1 for r in ranks]
+        if train_bpt:
+            self.train.extend(xs, train_bpt)
+        if held_out_bpt:
+            self.held_out.extend(xs, held_out_bpt)
+        if counts:
+            self.count.extend(xs, counts)
+        sweep_values = held_out_bpt or train_bpt
+        if sweep_values:
+            for size, value in zip(vocab_sizes, sweep_values):
+                if size in SWEEP_SIZES:
+                    self.sweep_points.append((size, value))
+        self._dirty = True
+
+    def refresh(self) -> None:
+        """Push the buffers to the curves (called on a timer, not per batch)."""
+        if not self._dirty:
+            return
+        self._dirty = False
+        self.train_curve.setData(self.train.x, self.train.y)
+        self.held_out_curve.setData(self.held_out.x, self.held_out.y)
+        self.count_curve.setData(self.count.x, self.count.y)
+        if self.sweep_points:
+            sizes, values = zip(*self.sweep_points)
+            self.sweep_curve.setData(np.array(sizes, dtype=float), np.array(values))
+        else:
+            self.sweep_curve.setData([], [])
+        self._update_sweep_labels()
+
+    def _update_sweep_labels(self) -> None:
+        for label in self.sweep_labels:
+            self.sweep.removeItem(label)
+        self.sweep_labels = []
+        for size, value in self.sweep_points:
+            label = pg.TextItem(f"{size // 1024}K: {value:.2f}", color=self._text_color, anchor=(0.5, 1.3))
+            label.setPos(np.log10(size), value)
+            self.sweep.addItem(label)
+            self.sweep_labels.append(label)
+
+    # Looks
+
+    def set_dark(self, dark: bool) -> None:
+        background = QColor("#17181a" if dark else "#ffffff")
+        self._text_color = QColor("#e8eaed" if dark else "#1f1f1f")
+        self.setBackground(background)
+        for plot in (self.compression, self.counts, self.sweep):
+            for axis in ("left", "bottom"):
+                item = plot.getAxis(axis)
+                item.setPen(pg.mkPen(self._text_color))
+                item.setTextPen(pg.mkPen(self._text_color))
+            plot.titleLabel.item.setDefaultTextColor(self._text_color)
+        self.compression_legend.setLabelTextColor(self._text_color)
+        self._update_sweep_labels()
+
+    def set_font_size(self, point_size: int) -> None:
+        font = QFont()
+        font.setPointSize(max(8, point_size - 2))
+        for plot in (self.compression, self.counts, self.sweep):
+            for axis in ("left", "bottom"):
+                plot.getAxis(axis).setStyle(tickFont=font)
+            plot.setTitle(plot.titleLabel.text, size=f"{max(9, point_size - 1)}pt")
+
+
+def sweep_sizes_reached(first_vocab: int, last_vocab: int) -> list[int]:
+    """The sweep sizes a batch passes (vocabulary sizes are 256 + merges + specials)."""
+    return [size for size in SWEEP_SIZES if first_vocab <= size <= last_vocab]
+
+
+def vocab_size_after(rank: int, specials: int) -> int:
+    return BYTE_VOCAB + rank + 1 + specials

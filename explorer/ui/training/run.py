@@ -1,0 +1,180 @@
+"""One training run seen from the window: the child-process job, what it has sent, and its state.
+
+The run starts `run_training` in a child process (the trainer is pure Python and would starve
+the window of the interpreter lock in a thread), keeps every record that comes back, and tells
+the pane what changed once per batch. Step and Play send commands to the real trainer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+
+from PySide6.QtCore import QObject, Signal
+
+from explorer.core.corpus_sources import Corpus
+from explorer.core.train import Merge
+from explorer.core.training_run import Counting, Learned, MergeStage, RunSummary, TrainingSettings, run_training
+from explorer.ui.workers import ProcessJob, Workers
+
+RATE_WINDOW_SECONDS = 2.0
+
+# States, in words the status line can use.
+IDLE, STARTING, COUNTING, MERGING, PAUSED, FINISHED, CANCELLED, FAILED = (
+    "idle", "starting", "counting", "merging", "paused", "finished", "cancelled", "failed")
+ENDED = (FINISHED, CANCELLED, FAILED)
+
+
+class TrainingRun(QObject):
+    merges_added = Signal(list)  # the new Merge records of one batch
+    progressed = Signal()  # counting progress, stage, rate: anything the status line shows
+    state_changed = Signal(str)
+    ended = Signal(str)  # FINISHED, CANCELLED or FAILED
+
+    def __init__(self, corpus: Corpus, settings: TrainingSettings, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.corpus, self.settings = corpus, settings
+        self.merges: list[Merge] = []
+        self.held_out_tokens: list[int] = []  # after each merge (-1 without held-out text)
+        self.counting: Counting | None = None
+        self.stage: MergeStage | None = None
+        self.summary: RunSummary | None = None
+        self.error = ""
+        self.state = IDLE
+        self.rate: float | None = None  # merges per second while playing; None = full speed
+        self.job: ProcessJob | None = None
+        self.started_at = self.ended_at = 0.0
+        self._recent: deque[tuple[float, int]] = deque()  # (time, merges) for merges per second
+
+    # Control
+
+    def start(self, workers: Workers, step: bool = False, rate: float | None = None) -> None:
+        """Start the child; `step` stops after the first merge, `rate` paces merges per second."""
+        self.started_at = time.monotonic()
+        self.job = workers.start_process("training", run_training, (self.corpus, self.settings),
+                                         key="training", step_types=(Learned,))
+        self.job.batch_ready.connect(self._on_job_batch_ready)
+        self.job.finished.connect(self._on_job_finished)
+        self.job.cancelled.connect(lambda: self._end(CANCELLED))
+        self.job.failed.connect(self._on_job_failed)
+        if rate is not None:
+            self.play(rate)
+        if step:
+            self.step()
+        self._set_state(PAUSED if step else STARTING)
+
+    def pause(self) -> None:
+        if self.job is not None and self.state not in ENDED:
+            self.job.pause()
+            self._set_state(PAUSED)
+
+    def resume(self) -> None:
+        """Continue at full speed."""
+        if self.job is not None and self.state not in ENDED:
+            self.rate = None
+            self.job.set_rate(None)
+            self.job.resume()
+            self._set_state(MERGING if self.stage else COUNTING)
+
+    def step(self, count: int = 1) -> None:
+        if self.job is not None and self.state not in ENDED:
+            self.job.step(count)
+            self._set_state(PAUSED)
+
+    def play(self, rate: float) -> None:
+        """Continue at `rate` merges per second (for talks)."""
+        if self.job is not None and self.state not in ENDED:
+            self.rate = rate
+            self.job.set_rate(rate)
+            self.job.resume()
+            if self.state == PAUSED:
+                self._set_state(MERGING if self.stage else COUNTING)
+
+    def set_rate(self, rate: float) -> None:
+        if self.rate is not None and self.job is not None:
+            self.rate = rate
+            self.job.set_rate(rate)
+
+    def cancel(self) -> None:
+        if self.job is not None and self.state not in ENDED:
+            self.job.cancel()
+
+    # Figures
+
+    @property
+    def target(self) -> int:
+        return self.stage.target_merges if self.stage else self.settings.target_merges
+
+    @property
+    def is_running(self) -> bool:
+        return self.state not in ENDED and self.state != IDLE
+
+    @property
+    def merges_per_second(self) -> float:
+        if len(self._recent) < 2:
+            return 0.0
+        (t0, n0), (t1, n1) = self._recent[0], self._recent[-1]
+        return (n1 - n0) / (t1 - t0) if t1 > t0 else 0.0
+
+    @property
+    def seconds_left(self) -> float | None:
+        rate = self.merges_per_second
+        if not rate or self.state != MERGING:
+            return None
+        return max(0.0, (self.target - len(self.merges)) / rate)
+
+    @property
+    def elapsed(self) -> float:
+        return (self.ended_at or time.monotonic()) - self.started_at
+
+    def corpus_bytes_per_token(self, index: int) -> float:
+        """Training text bytes per token after merge `index` (-1: before any merge)."""
+        if self.stage is None or not self.stage.counts_known:
+            return 0.0
+        tokens = self.merges[index].total_tokens if index >= 0 else self.stage.corpus_tokens
+        return self.stage.corpus_tokens / tokens if tokens else 0.0
+
+    # Job signals
+
+    def _on_job_batch_ready(self, items: list[object]) -> None:
+        merges: list[Merge] = []
+        for item in items:
+            if isinstance(item, Learned):
+                merges.append(item.merge)
+                self.held_out_tokens.append(item.held_out_tokens)
+            elif isinstance(item, Counting):
+                self.counting = item
+                if self.state == STARTING:
+                    self._set_state(COUNTING)
+            elif isinstance(item, MergeStage):
+                self.stage = item
+                if self.state in (STARTING, COUNTING):
+                    self._set_state(MERGING)
+        if merges:
+            self.merges.extend(merges)
+            now = time.monotonic()
+            self._recent.append((now, len(self.merges)))
+            while len(self._recent) > 2 and now - self._recent[0][0] > RATE_WINDOW_SECONDS:
+                self._recent.popleft()
+            self.merges_added.emit(merges)
+        self.progressed.emit()
+
+    def _on_job_finished(self, summary: object) -> None:
+        self.summary = summary if isinstance(summary, RunSummary) else None
+        self._end(FINISHED)
+
+    def _on_job_failed(self, message: str) -> None:
+        self.error = message
+        self._end(FAILED)
+
+    def _end(self, state: str) -> None:
+        if self.state in ENDED:
+            return
+        self.ended_at = time.monotonic()
+        self._set_state(state)
+        self.ended.emit(state)
+
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.state_changed.emit(state)

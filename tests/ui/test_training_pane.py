@@ -1,0 +1,204 @@
+"""The Training pane driven like a user: train, step, pause, play, cancel; merges equal the core's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from explorer.core.corpus_sources import Corpus, Source, sample_sources
+from explorer.core.train import train
+from explorer.ui.training import create_pane
+from explorer.ui.training.model import COUNT, LEFT, NEW, RANK, RIGHT, MergeRole, MergesModel
+from explorer.ui.training.pane import TrainingPane
+from explorer.ui.training.run import CANCELLED, FINISHED, PAUSED
+
+SAMPLES = {Path(s.path).name: s for s in sample_sources()}
+TIMEOUT = 30_000
+
+
+@pytest.fixture
+def pane(qtbot, session) -> TrainingPane:  # type: ignore[no-untyped-def]
+    widget = create_pane(session)
+    qtbot.addWidget(widget)
+    widget.resize(1200, 800)
+    return widget
+
+
+def use(session, *names: str, held_out: str | None = None) -> Corpus:  # type: ignore[no-untyped-def]
+    corpus = Corpus(tuple(SAMPLES[n] for n in names), held_out=SAMPLES[held_out] if held_out else None)
+    session.set_corpus(corpus)
+    return corpus
+
+
+def shown(model: MergesModel, row: int, column: int) -> str:
+    return model.data(model.index(row, column))
+
+
+def wait_ended(qtbot, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    qtbot.waitUntil(lambda: pane.run is not None and pane.run.state in (FINISHED, CANCELLED), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=TIMEOUT)
+
+
+def test_train_to_the_end_shows_the_cores_merges(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    corpus = use(session, "english.txt", "garden_notebook.py", held_out="bakery_replies.txt")
+    pane.form.set_vocab_size(700)
+    pane.form.specials_edit.setText("<|endoftext|>")
+    pane.form.name_edit.setText("garden")
+    qtbot.mouseClick(pane.start_button, Qt.MouseButton.LeftButton)
+    wait_ended(qtbot, pane)
+    expected = list(train(corpus.reader(), 700, "cl100k", ["<|endoftext|>"]))
+    assert pane.model.merges == expected
+    assert pane.model.rowCount() == len(expected) == 443
+    last = len(expected) - 1
+    assert shown(pane.model, 0, RANK) == "1" and shown(pane.model, last, RANK) == f"{last + 1}"
+    assert shown(pane.model, 0, NEW) == pane.model.data(pane.model.index(0, NEW)) != ""
+    assert shown(pane.model, last, COUNT) == f"{expected[-1].count:,}"
+    assert pane.model.data(pane.model.index(last, 0), Qt.ItemDataRole.BackgroundRole) is not None  # newest
+    assert pane.model.data(pane.model.index(0, 0), Qt.ItemDataRole.BackgroundRole) is None
+    assert "merge 443 of 443" in pane.status.text() and "garden" in pane.status.text()
+    assert session.tokenizer is pane.tokenizer and "garden" in session.trained and "garden" in session.unsaved
+    assert pane.tokenizer.vocab_size == 700 and pane.tokenizer.special_tokens == {"<|endoftext|>": 699}
+    # The plots got one point per merge (plus the start), and the held-out curve ends where encoding says.
+    assert pane.plots.train.size == pane.plots.held_out.size == 444
+    bakery = "".join(Corpus((SAMPLES["bakery_replies.txt"],)).reader())
+    held_out_bpt = len(bakery.encode()) / len(pane.tokenizer.encode(bakery))
+    assert pane.plots.held_out.y[-1] == pytest.approx(held_out_bpt)
+
+
+def test_visible_whitespace_in_the_table(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    use(session, "cat_mat.txt")
+    pane.form.set_pattern("gpt2")
+    pane.form.set_vocab_size(262)
+    pane.start()
+    wait_ended(qtbot, pane)
+    assert [shown(pane.model, r, NEW) for r in range(6)] == ["at", "he", "the", "·the", "cat", "·cat"]
+    assert (shown(pane.model, 3, LEFT), shown(pane.model, 3, RIGHT)) == ("·", "the")
+
+
+def test_step_pause_play_and_cancel_drive_the_real_trainer(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    corpus = use(session, "english.txt")
+    pane.form.set_vocab_size(2000)
+    qtbot.mouseClick(pane.step_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: pane.model.rowCount() == 1, timeout=TIMEOUT)
+    qtbot.wait(300)
+    assert pane.model.rowCount() == 1 and pane.run.state == PAUSED
+    expected = list(train(corpus.reader(), 2000, "cl100k"))
+    assert "merge 1 of 1,744" in pane.status.text() and "paused" in pane.status.text()
+    assert f"(seen {expected[0].count:,} times)" in pane.status.text()
+    for _ in range(3):
+        qtbot.mouseClick(pane.step_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: pane.model.rowCount() == 4)
+    assert pane.model.merges == expected[:4]
+    pane.speed.setValue(20)
+    qtbot.mouseClick(pane.play_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: pane.model.rowCount() >= 10, timeout=TIMEOUT)
+    qtbot.mouseClick(pane.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.wait(400)
+    paused_at = pane.model.rowCount()
+    qtbot.wait(400)
+    assert pane.model.rowCount() == paused_at < 40  # paced at 20/s: nowhere near done
+    assert pane.start_button.text() == "Continue"
+    qtbot.mouseClick(pane.cancel_button, Qt.MouseButton.LeftButton)
+    wait_ended(qtbot, pane)
+    assert pane.run.state == CANCELLED
+    assert pane.model.merges == expected[:paused_at]
+    assert len(pane.tokenizer.merges) == paused_at  # kept what was learned
+    assert "cancelled" in pane.status.text()
+    assert pane.tokenizer.name in session.trained
+
+
+def test_bad_settings_are_refused_with_a_message(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    errors = []
+    session.error_posted.connect(lambda title, message: errors.append(message))
+    pane.form.set_vocab_size(1000)
+    assert not pane.start()
+    assert "corpus is empty" in errors[-1] and pane.run is None
+    use(session, "english.txt")
+    pane.form.specials_edit.setText("<|a|> <|b|>")
+    pane.form.set_vocab_size(257)
+    assert not pane.start()
+    assert "at least 258" in errors[-1] and "at least 258" in pane.status.text()
+    pane.form.set_vocab_size(300)
+    pane.form.set_pattern("(unclosed")
+    assert "position" in pane.form.pattern_error.text()
+    assert not pane.start() and "invalid pattern" in errors[-1]
+
+
+def test_pattern_error_shows_the_position(qtbot, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    pane.form.set_pattern(r"\p{L}+|[a-")
+    text = pane.form.pattern_error.text()
+    assert "✗" in text and "at position" in text
+    pane.form.pattern_edit.setText(r"\p{L}+|\s+")
+    assert "✓ valid pattern" in pane.form.pattern_error.text()
+    assert pane.form.pattern() == r"\p{L}+|\s+"
+
+
+def test_save_and_export(qtbot, session, pane: TrainingPane, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    use(session, "bakery_replies.txt")
+    pane.form.set_pattern("none")
+    pane.form.set_vocab_size(286)
+    pane.form.name_edit.setText("bakery")
+    pane.start()
+    wait_ended(qtbot, pane)
+    assert pane.save_button.isEnabled() and pane.export_button.isEnabled()
+    assert pane.save(str(tmp_path / "bakery.json"))
+    assert "bakery" not in session.unsaved
+    document = json.loads((tmp_path / "bakery.json").read_text())
+    assert document["name"] == "bakery" and len(document["merges"]) == 30
+    assert pane.export_hf(str(tmp_path / "tokenizer.json"))
+    from tokenizers import Tokenizer
+
+    hf = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    text = "Your eggless cake is out for delivery."
+    assert hf.encode(text).ids == pane.tokenizer.encode(text)
+    assert "saved" in pane.result_label.text()
+
+
+def test_hf_engine_shows_the_same_merges_when_done(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    corpus = use(session, "english.txt", "hindi.txt")
+    pane.form.set_vocab_size(800)
+    pane.form.engine_combo.setCurrentIndex(pane.form.engine_combo.findData("hf"))
+    assert not pane.step_button.isEnabled() and not pane.play_button.isEnabled()
+    pane.start()
+    wait_ended(qtbot, pane)
+    assert [m.token for m in pane.model.merges] == [m.token for m in train(corpus.reader(), 800, "cl100k")]
+    assert shown(pane.model, 0, COUNT) == "—"
+
+
+def test_names_are_unique_and_the_model_passes_the_tester(qtbot, qtmodeltester, session, pane) -> None:  # type: ignore[no-untyped-def]
+    use(session, "aaabdaaabac.txt")
+    pane.form.set_pattern("none")
+    pane.form.set_vocab_size(259)
+    for _ in range(2):
+        pane.start()
+        wait_ended(qtbot, pane)
+    assert sorted(session.trained) == ["aaabdaaabac-none-259", "aaabdaaabac-none-259-2"]
+    assert [m.token for m in pane.model.merges] == [b"aa", b"ab", b"aaab"]
+    assert pane.model.data(pane.model.index(2, 0), MergeRole).total_tokens == 5
+    qtmodeltester.check(pane.model)
+
+
+def test_model_stays_fast_at_100k_rows(qtbot, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    from explorer.core.train import Merge
+
+    model = MergesModel()
+    batch = [Merge(i, 97, 98, 256 + i, b"ab", 1000 - i % 1000, 10**6 - i) for i in range(100_000)]
+    start = time.perf_counter()
+    for i in range(0, len(batch), 2000):
+        model.append(batch[i:i + 2000])
+    assert time.perf_counter() - start < 1.0
+    assert model.rowCount() == 100_000 and model.data(model.index(99_999, NEW)) == "ab"
+    qtmodeltester.check(model)
+
+
+def test_pasted_source_trains(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    session.set_corpus(Corpus((Source.pasted("low lower lowest " * 20),)))
+    pane.form.set_vocab_size(260)
+    pane.start()
+    wait_ended(qtbot, pane)
+    assert pane.model.rowCount() == 4
