@@ -1,0 +1,1 @@
+"""The Corpus pane: what the tokenizer will learn from (being built)."""
