@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,9 +15,9 @@ from tokenizers import Tokenizer
 from tests.conftest import corpus_lines
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True,
-                          input=stdin, encoding="utf-8", timeout=300)
+                          input=stdin, encoding="utf-8", timeout=300, env={**os.environ, **(env or {})})
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +103,81 @@ def test_non_utf8_corpus_names_file_and_line(tmp_path: Path) -> None:
 
 
 def test_help_and_version() -> None:
-    for command in ("train", "encode", "decode", "chunks", "export"):
+    for command in ("train", "encode", "decode", "chunks", "export", "list", "compare", "audit"):
         assert run(command, "--help").returncode == 0
     assert run("--version").stdout.startswith("tokenizer-explorer ")
+
+
+def test_bundled_names_and_hf_cache_everywhere(tmp_path: Path) -> None:
+    from tests.core.test_hf_tokenizer import byte_level
+
+    snapshot = tmp_path / "hub" / "models--acme--tiny" / "snapshots" / "abc"
+    snapshot.mkdir(parents=True)
+    shutil.copy(byte_level(tmp_path, "gpt2"), snapshot / "tokenizer.json")
+    env = {"HF_HUB_CACHE": str(tmp_path / "hub")}
+    listed = json.loads(run("list", "--json", env=env).stdout)["tokenizers"]
+    assert [t["spec"] for t in listed] == ["r50k_base", "cl100k_base", "o200k_base", "hf:acme/tiny"]
+    assert "hf:acme/tiny" in run("list", env=env).stdout
+    assert run("encode", "--tokenizer", "cl100k_base", "--text", "hello world").stdout.split() == ["15339", "1917"]
+    ids = run("encode", "--tokenizer", "hf:acme/tiny", "--text", "hello world", env=env).stdout.split()
+    assert run("decode", "--tokenizer", "hf:acme/tiny", *ids, env=env).stdout == "hello world\n"
+    chunks = json.loads(run("chunks", "--tokenizer", "o200k_base", "--text", "I'm 42", "--json").stdout)
+    assert [c["text"] for c in chunks["chunks"]] == ["I'm", " ", "42"]
+
+
+@pytest.mark.parametrize("format", ["hf", "tiktoken", "minbpe"])
+def test_export_formats_round_trip(tokenizer_file: Path, tmp_path: Path, format: str) -> None:
+    out = tmp_path / f"exported.{format}"
+    exported = run("export", "--tokenizer", str(tokenizer_file), "--format", format, "--out", str(out))
+    assert exported.returncode == 0, exported.stderr
+    text = "The quick brown fox, नमस्ते 안녕 🎂 " * 20
+    ours = run("encode", "--tokenizer", str(tokenizer_file), "--text", text).stdout
+    assert run("encode", "--tokenizer", str(out), "--pattern", "cl100k", "--text", text).stdout == ours
+
+
+def test_compare_counts_and_differences() -> None:
+    text = "Tokenization of नमस्ते"
+    document = json.loads(run("compare", "--tokenizer", "o200k_base", "--tokenizer", "gpt2", "--text", text,
+                              "--json").stdout)
+    assert set(document) == {"chars", "bytes", "tokenizers", "differences"}
+    first, second = document["tokenizers"]
+    assert set(first) == {"spec", "name", "kind", "tokens", "bytes_per_token", "chars_per_token"}
+    assert second["name"] == "r50k_base" and second["tokens"] > first["tokens"]
+    assert first["chars_per_token"] == round(len(text) / first["tokens"], 4)
+    difference = document["differences"][-1]
+    assert text[difference["start"]:difference["end"]] == difference["text"] and len(difference["pieces"]) == 2
+    plain = run("compare", "--tokenizer", "o200k_base", "--tokenizer", "cl100k_base", "--text", text).stdout
+    assert "bytes/token" in plain and "boundaries differ" in plain
+
+
+def test_audit_with_a_corpus(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hello world\n" * 20 + "rare words\n", encoding="utf-8")
+    result = run("audit", "--tokenizer", "r50k_base", "--corpus", str(corpus), "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert {"tokenizer", "unreachable_checked", "unreachable", "undecodable_alone", "impossible_bytes", "special",
+            "never_seen", "rare", "corpus"} <= set(document)
+    assert [t["text"] for t in document["special"]] == ["<|endoftext|>"]
+    assert {t["bytes"] for t in document["impossible_bytes"]} >= {"c0", "c1", "ff"}
+    rare = {t["text"] for t in document["rare"]}
+    assert " words" in rare and "hello" not in rare and " world" not in rare
+    assert document["corpus"]["rare_below"] == 10 and len(document["never_seen"]) > 50_000
+    assert "undecodable alone" in run("audit", "--tokenizer", "gpt2").stdout
+
+
+def test_bad_tokenizer_inputs_are_one_line(tmp_path: Path) -> None:
+    truncated = tmp_path / "tokenizer.json"
+    truncated.write_text('{"model": {"type": "BPE", "vocab": {"a":', encoding="utf-8")
+    ranks = tmp_path / "mine.tiktoken"
+    ranks.write_bytes(b"IQ== 0\nIg== 1\n")
+    for args, message in [
+        (("encode", "--tokenizer", str(truncated), "--text", "x"), "truncated"),
+        (("encode", "--tokenizer", "hf:nobody/nothing", "--text", "x"), "Hugging Face cache"),
+        (("encode", "--tokenizer", str(ranks), "--text", "x"), "--pattern"),
+        (("export", "--tokenizer", "gpt2", "--format", "minbpe", "--out", str(tmp_path / "x.model")), "minbpe"),
+        (("compare", "--tokenizer", "gpt2", "--text", "x"), "at least two"),
+    ]:
+        result = run(*args)
+        assert result.returncode == 1 and message in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
