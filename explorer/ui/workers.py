@@ -16,11 +16,13 @@ import multiprocessing
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Callable, Generator, Iterable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+import shiboken6
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from explorer.core.errors import ExplorerError
 
@@ -52,6 +54,22 @@ class Job(QObject):
 
     def resume(self) -> None:
         self._running.set()
+
+    def connect(self, signal_name: str, method: Callable[..., object]) -> None:
+        """Call the bound `method(job, *args)` when this job's `signal_name` fires.
+
+        Tells a slot which job spoke (latest-wins checks) without `QObject.sender()`, which
+        PySide6 does not always fill for queued signals, and holds `method`'s widget weakly:
+        a widget deleted before its job ends is simply not called.
+        """
+        receiver = weakref.WeakMethod(method)  # type: ignore[arg-type]
+
+        def call(*args: object) -> None:
+            bound = receiver()
+            if bound is not None and shiboken6.isValid(bound.__self__):
+                bound(self, *args)
+
+        getattr(self, signal_name).connect(call)
 
     @property
     def is_cancelled(self) -> bool:
@@ -136,7 +154,10 @@ class Workers(QObject):
             self._by_key[key] = job
         with self._lock:
             self._jobs.add(job)
-        self.pool.start(_Runner(job, work, self._forget))
+        # Start on the next event-loop turn: the caller connects to the job's signals first, so
+        # a job that ends within microseconds cannot emit before anyone listens.
+        runner = _Runner(job, work, self._forget)
+        QTimer.singleShot(0, self, lambda: self.pool.start(runner))
         self.job_started.emit(job)
         return job
 

@@ -47,7 +47,7 @@ def tokens_csv(state: TokenizedText) -> str:
     for index in range(len(state)):
         token = state.token(index)
         writer.writerow([index, token.id, token.start, token.end, token.byte_start, token.byte_end,
-                         token.bytes.hex(" ").upper(), token_text(token.bytes)])
+                         token.bytes.hex(" ").upper(), token_text(token.bytes).rstrip("\n")])
     return out.getvalue()
 
 

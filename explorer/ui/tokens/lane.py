@@ -28,10 +28,10 @@ BUDGET_SECONDS = 0.012  # GUI time per turn spent filling the view
 
 
 class Lane(QWidget):
-    updated = Signal()  # tokens changed (an edit applied, or a full encoding finished)
+    updated = Signal(object)  # this lane: tokens changed (an edit applied, or a full encoding finished)
     token_hovered = Signal(object, int)  # lane, token index
     token_clicked = Signal(object, int)
-    status = Signal(str)  # an error or note for the banner ('' clears it)
+    status = Signal(object, str)  # this lane, an error or note for the banner ('' clears it)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,14 +84,15 @@ class Lane(QWidget):
 
     def set_text(self, text: str) -> None:
         """Follow the prompt: re-encode around the edit when possible, else everything."""
-        if self.state is None or not self.complete or self.tokenizer is None:
+        big_change = abs(len(text) - len(self.text)) > SYNC_LIMIT
+        if self.state is None or not self.complete or self.tokenizer is None or big_change:
             self.encode_all(text)
             return
         started = time.perf_counter()
         try:
             edit = self.state.edit(text)
         except ExplorerError as exc:
-            self.status.emit(str(exc))
+            self.status.emit(self, str(exc))
             return
         if edit is None:
             self.encode_all(text)
@@ -105,7 +106,7 @@ class Lane(QWidget):
         self.last_edit_seconds = time.perf_counter() - started
         self.words = None
         self._show_counts()
-        self.updated.emit()
+        self.updated.emit(self)
 
     # Full encoding
 
@@ -124,7 +125,7 @@ class Lane(QWidget):
             return
         tokenizer = self.tokenizer
         mode, error = effective_mode(tokenizer, text, self.mode)
-        self.status.emit(f"{error} Showing the plain-text reading." if error else "")
+        self.status.emit(self, f"{error} Showing the plain-text reading." if error else "")
         self.state = TokenizedText(tokenizer, "", mode, self.mode)
         self._builder = DisplayBuilder(tokenizer, self.show_ids)
         self._pending_text = text
@@ -133,7 +134,7 @@ class Lane(QWidget):
                 for batch in encode_stream(tokenizer, text, mode):
                     self._queue.append((batch, self._builder.piece(batch.ids)))
             except ExplorerError as exc:
-                self.status.emit(str(exc))
+                self.status.emit(self, str(exc))
                 return
             self._drain(budget=None)
             return
@@ -146,18 +147,23 @@ class Lane(QWidget):
 
         self.counts.setText(f"Tokenizing {len(text):,} characters...")
         job = self.session.workers.start(f"tokenizing {len(text):,} characters", work, key=f"lane:{id(self)}")
-        job.batch_ready.connect(self._on_job_batch)
-        job.finished.connect(lambda _: self._on_job_finished(job))
-        job.failed.connect(lambda message: self.status.emit(message))
+        job.connect("batch_ready", self._on_job_batch)
+        job.connect("finished", self._on_job_finished)
+        job.connect("failed", self._on_job_failed)
         self._job = job
 
-    def _on_job_batch(self, items: list[tuple[TokenBatch, DisplayPiece]]) -> None:
-        if self.sender() is not self._job:
+    def _on_job_batch(self, job: object, items: list[tuple[TokenBatch, DisplayPiece]]) -> None:
+        if job is not self._job:
             return
         self._queue.extend(items)
         self._drain_timer.start()
 
-    def _on_job_finished(self, job: object) -> None:
+    def _on_job_failed(self, job: object, message: str) -> None:
+        if job is self._job:
+            self._job = None
+            self.status.emit(self, message)
+
+    def _on_job_finished(self, job: object, _: object) -> None:
         if job is not self._job:
             return
         self._job = None
@@ -178,7 +184,7 @@ class Lane(QWidget):
             state.finish(self._pending_text)
             self.complete = True
             self._show_counts()
-            self.updated.emit()
+            self.updated.emit(self)
         elif state is not None and not self.complete:
             self.counts.setText(f"Tokenizing... {len(state):,} tokens so far")
 
@@ -191,7 +197,7 @@ class Lane(QWidget):
         for first in range(0, len(ids), step):
             chunk = ids[first:first + step]
             self.view.append_tokens(chunk, flags[first:first + step], self._builder.piece(chunk.tolist()))
-        self.updated.emit()
+        self.updated.emit(self)
 
     # Counts
 

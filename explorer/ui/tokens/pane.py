@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QMimeData, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QTextCursor
+from PySide6.QtGui import QAction, QColor, QGuiApplication, QKeySequence, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu, QPlainTextEdit,
-                               QPushButton, QSplitter, QTableView, QTextBrowser, QToolButton, QVBoxLayout, QWidget)
+                               QPushButton, QSplitter, QTableView, QTextBrowser, QTextEdit, QToolButton, QVBoxLayout, QWidget)
 
 from explorer.core.compare import boundary_differences, count_words
 from explorer.core.findings import iter_findings
+from explorer.core.incremental import CUTS_END
 from explorer.core.tokenizer import SPECIAL_MODES, Tokenizer
 from explorer.ui.pane import Pane
 from explorer.ui.picker import BUNDLED
@@ -23,8 +24,9 @@ from explorer.ui.tokens import export
 from explorer.ui.tokens.details import token_details
 from explorer.ui.tokens.display import from_utf16, to_utf16
 from explorer.ui.tokens.findings_model import FINDING_ROLE, FindingsModel
-from explorer.ui.tokens.glyphs import missing_message
+from explorer.ui.tokens.glyphs import is_missing, missing_message
 from explorer.ui.tokens.lane import Lane
+from explorer.ui.tokens.view import SPLIT_COLOR
 
 SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"
           "एक एगलेस मावा केक शनिवार के लिए, कृपया।\n"
@@ -76,6 +78,8 @@ class TokensPane(Pane):
         self._bulk = False
         self._forest_ready: set[int] = set()
         self._forest_note = ""
+        self._forest_jobs: dict[object, Tokenizer] = {}
+        self._audit_available = False
         self._findings_job = None
         self._detail_lane: Lane | None = None
         self._detail_index = -1
@@ -105,6 +109,7 @@ class TokensPane(Pane):
         self.editor.setFont(self.session.font)
         self.editor.textChanged.connect(self._on_editor_text_changed)
         self.editor.cursorPositionChanged.connect(self._on_editor_cursor_moved)
+        self.editor.verticalScrollBar().valueChanged.connect(lambda _: self._mark_editor())
 
         self.mode_box = QComboBox(self)
         for mode in SPECIAL_MODES:
@@ -227,13 +232,52 @@ class TokensPane(Pane):
             lane.set_text(text)
         self._idle.start()
 
-    def _on_lane_updated(self) -> None:
+    def _on_lane_updated(self, lane: Lane) -> None:
         self._idle.start()
+        if lane is self.main_lane:
+            self._mark_editor()
         if self._detail_lane is not None and self._detail_lane.state is not None:
             self._detail_index = min(self._detail_index, len(self._detail_lane.state) - 1)
 
-    def _on_lane_status(self, message: str) -> None:
-        if self.sender() is self.main_lane:
+    def _mark_editor(self) -> None:
+        """In the editor's visible part: underline characters split across tokens, box characters no
+        installed font can draw (and name the font package in the banner)."""
+        lane = self.main_lane
+        if lane.state is None or lane.text != self.text():
+            return
+        state, text = lane.state, lane.text
+        first = self.editor.cursorForPosition(self.editor.viewport().rect().topLeft()).position()
+        last = self.editor.cursorForPosition(self.editor.viewport().rect().bottomRight()).position()
+        low, high = from_utf16(text, first), min(len(text), from_utf16(text, last) + 1)
+        cut = np.nonzero(state.flags & CUTS_END)[0]
+        chars = state.ends[cut] - 1
+        split = chars[(chars >= low) & (chars < high)][:2000].tolist()
+        font = self.editor.font()
+        missing = [i for i in range(low, high) if not text[i].isascii() and is_missing(text[i], font)][:2000]
+        selections = [self._editor_mark(text, i, "split") for i in split]
+        selections += [self._editor_mark(text, i, "missing") for i in missing]
+        self.editor.setExtraSelections(selections)
+        new = {text[i] for i in missing} - self._missing
+        if new:
+            self._on_glyphs_missing(new)
+
+    def _editor_mark(self, text: str, index: int, kind: str) -> QTextEdit.ExtraSelection:
+        selection = QTextEdit.ExtraSelection()
+        if kind == "split":
+            selection.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+            selection.format.setUnderlineColor(SPLIT_COLOR)
+            selection.format.setToolTip("This character's bytes are split across tokens")
+        else:
+            selection.format.setBackground(QColor(255, 0, 0, 70))
+            selection.format.setToolTip(f"No installed font has this character: {missing_message({text[index]})}")
+        cursor = QTextCursor(self.editor.document())
+        cursor.setPosition(to_utf16(text, index))
+        cursor.setPosition(to_utf16(text, index + 1), QTextCursor.MoveMode.KeepAnchor)
+        selection.cursor = cursor
+        return selection
+
+    def _on_lane_status(self, lane: Lane, message: str) -> None:
+        if lane is self.main_lane:
             self._banner_error = message
             self._show_banner()
 
@@ -285,8 +329,18 @@ class TokensPane(Pane):
 
         self._forest_note = "computing the merge forest..."
         job = self.session.workers.start("building the merge forest", work, key=f"forest:{id(self)}")
-        job.finished.connect(lambda has: self._on_forest_ready(tokenizer, bool(has)))
-        job.failed.connect(lambda message: setattr(self, "_forest_note", message))
+        self._forest_jobs[job] = tokenizer
+        job.connect("finished", self._on_forest_finished)
+        job.connect("failed", self._on_forest_failed)
+
+    def _on_forest_finished(self, job: object, has_forest: object) -> None:
+        tokenizer = self._forest_jobs.pop(job, None)
+        if tokenizer is not None:
+            self._on_forest_ready(tokenizer, bool(has_forest))
+
+    def _on_forest_failed(self, job: object, message: str) -> None:
+        self._forest_jobs.pop(job, None)
+        self._forest_note = message
 
     def _on_forest_ready(self, tokenizer: Tokenizer, has_forest: bool) -> None:
         if has_forest:
@@ -322,13 +376,23 @@ class TokensPane(Pane):
             yield from iter_findings(state, flagged=flagged)
 
         job = self.session.workers.start("finding what is odd", work, key=f"findings:{id(self)}")
-        job.batch_ready.connect(self._on_findings_batch)
-        job.finished.connect(lambda _: self.findings_label.setText(
-            f"Findings ({self.findings_model.rowCount()})" + (" — vocabulary audit not available" if flagged is None else "")))
+        job.connect("batch_ready", self._on_findings_batch)
+        job.connect("finished", self._on_findings_finished)
+        job.connect("failed", self._on_findings_failed)
         self._findings_job = job
+        self._audit_available = flagged is not None
 
-    def _on_findings_batch(self, items: list[object]) -> None:
-        if self.sender() is not self._findings_job:
+    def _on_findings_finished(self, job: object, _: object) -> None:
+        if job is self._findings_job:
+            note = "" if self._audit_available else " (no vocabulary audit for this tokenizer)"
+            self.findings_label.setText(f"Findings ({self.findings_model.rowCount()}){note}")
+
+    def _on_findings_failed(self, job: object, message: str) -> None:
+        if job is self._findings_job:
+            self.findings_label.setText(f"Findings could not be computed: {message}")
+
+    def _on_findings_batch(self, job: object, items: list[object]) -> None:
+        if job is not self._findings_job:
             return
         findings = []
         for item in items:

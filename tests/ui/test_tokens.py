@@ -1,0 +1,189 @@
+"""The Tokens pane driven like a user: type, paste, switch tokenizer, toggle ids, click, compare, export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, Qt
+from PySide6.QtGui import QGuiApplication
+from pytestqt.qtbot import QtBot
+
+from explorer.core import findings as F
+from explorer.core.formats.own import from_merges
+from explorer.core.train import train
+from explorer.ui.session import Session
+from explorer.ui.tokens import create_pane
+from explorer.ui.tokens.pane import TokensPane
+
+TEXTS = ["One eggless mawa cake for Saturday, please. Egg or egg? In 1969, 600,000 people watched.\n",
+         "नमस्ते दुनिया, मावा केक 🎂 안녕하세요 <|endoftext|>\n"] * 5
+
+
+@pytest.fixture(scope="module")
+def small():  # type: ignore[no-untyped-def]
+    return from_merges(list(train(TEXTS, 420, "cl100k", ["<|endoftext|>"])), "cl100k", ["<|endoftext|>"], name="small")
+
+
+@pytest.fixture(scope="module")
+def other():  # type: ignore[no-untyped-def]
+    return from_merges(list(train(TEXTS, 300, "gpt2", ["<|endoftext|>"])), "gpt2", ["<|endoftext|>"], name="other")
+
+
+@pytest.fixture
+def pane(qtbot: QtBot, session: Session, small) -> TokensPane:  # type: ignore[no-untyped-def]
+    session.set_tokenizer(small, "trained:small")
+    widget = create_pane(session)
+    qtbot.addWidget(widget)
+    widget.resize(1000, 700)
+    widget.show()
+    return widget
+
+
+def ids_shown(pane: TokensPane, lane_index: int = 0) -> list[int]:
+    lane = pane.lanes[lane_index]
+    assert lane.state is not None
+    return [int(i) for i in lane.state.ids]
+
+
+def view_ids(pane: TokensPane) -> list[int]:
+    return [int(i) for i in pane.main_lane.view.ids]
+
+
+def test_starts_with_the_sample_tokenized(pane: TokensPane, small) -> None:  # type: ignore[no-untyped-def]
+    assert pane.text()
+    assert ids_shown(pane) == small.encode(pane.text(), "plain")
+    assert view_ids(pane) == ids_shown(pane)
+    assert "tokens" in pane.main_lane.counts.text()
+
+
+def test_typing_updates_tokens_incrementally(pane: TokensPane, qtbot: QtBot, small) -> None:  # type: ignore[no-untyped-def]
+    pane.set_text("Egg or egg")
+    pane.editor.moveCursor(pane.editor.textCursor().MoveOperation.End)
+    qtbot.keyClicks(pane.editor, " and more eggs")
+    text = pane.text()
+    assert text == "Egg or egg and more eggs"
+    assert ids_shown(pane) == small.encode(text)
+    assert view_ids(pane) == small.encode(text)
+    shown = pane.main_lane.view.toPlainText()
+    assert shown == "".join(__import__("explorer.core.render", fromlist=["x"]).token_text(small.token_bytes(i))
+                            for i in small.encode(text))
+    assert "·more" in shown or "·" in shown
+    assert pane.main_lane.last_edit_seconds < 0.05
+
+
+def test_big_paste_is_tokenized_in_full_off_the_gui_thread(pane: TokensPane, qtbot: QtBot, small) -> None:  # type: ignore[no-untyped-def]
+    big = ("".join(TEXTS).replace("<|endoftext|>", "") * 300)[:150_000]
+    pane.set_text("")
+    data = QMimeData()
+    data.setText(big)
+    pane.editor.insertFromMimeData(data)
+    qtbot.waitUntil(lambda: not pane._bulk and pane.main_lane.complete and pane.text() == big, timeout=30_000)
+    assert ids_shown(pane) == small.encode(big)
+    assert view_ids(pane) == ids_shown(pane)  # shown in full, no cut-off
+    assert pane.main_lane.view.document().characterCount() > len(big)  # every token is in the view
+
+
+def test_switch_tokenizer_and_special_modes(pane: TokensPane, qtbot: QtBot, session: Session, small, other) -> None:  # type: ignore[no-untyped-def]
+    text = "say <|endoftext|> now"
+    pane.set_text(text)
+    assert pane.banner.isVisible() and "special token" in pane.banner.text()
+    assert ids_shown(pane) == small.encode(text, "plain")
+    pane.mode_box.setCurrentIndex(pane.mode_box.findData("allowed"))
+    assert session.special_mode == "allowed"
+    assert ids_shown(pane) == small.encode(text, "allowed")
+    assert small.special_tokens["<|endoftext|>"] in ids_shown(pane)
+    assert not pane.banner.isVisible()
+    session.set_tokenizer(other, "trained:other")
+    assert ids_shown(pane) == other.encode(text, "allowed")
+    assert "other" in pane.main_lane.counts.text()
+
+
+def test_toggle_ids(pane: TokensPane, small) -> None:  # type: ignore[no-untyped-def]
+    pane.set_text("egg egg")
+    pane.ids_button.click()
+    ids = small.encode("egg egg")
+    assert pane.main_lane.view.toPlainText() == " ".join(map(str, ids)) + " "
+    pane.ids_button.click()
+    assert pane.main_lane.view.toPlainText().startswith("egg")
+
+
+def test_hover_and_click_a_token(pane: TokensPane, qtbot: QtBot, session: Session, small) -> None:  # type: ignore[no-untyped-def]
+    pane.set_text("Egg or egg")
+    view = pane.main_lane.view
+    boxes = view._visible_boxes(view.viewport().height())
+    index, rect, _ = boxes[2]
+    with qtbot.waitSignal(session.token_requested) as requested:
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
+    assert requested.args == [small.encode("Egg or egg")[index]]
+    assert f"<b>{requested.args[0]}</b>" in pane.details.toHtml() or str(requested.args[0]) in pane.details.toPlainText()
+    assert "Bytes" in pane.details.toPlainText()
+
+
+def test_split_characters_shown_in_hex(pane: TokensPane, small) -> None:  # type: ignore[no-untyped-def]
+    pane.set_text("🎂")
+    tokens = small.encode_tokens("🎂")
+    shown = pane.main_lane.view.toPlainText()
+    if len(tokens) > 1:
+        assert shown.startswith("<F0") and "\ufffd" not in shown
+        assert pane.editor.extraSelections(), "the split character is marked in the editor"
+
+
+def test_click_a_finding_jumps_to_its_span(pane: TokensPane, qtbot: QtBot) -> None:
+    text = "Egg or egg? In 1969 there were 600000 people.\u200b "
+    pane.set_text(text)
+    qtbot.waitUntil(lambda: "looking" not in pane.findings_label.text() and pane.findings_model.rowCount() > 0,
+                    timeout=10_000)
+    kinds = {f.kind for f in pane.findings_model.findings}
+    assert {F.TRAILING_SPACE, F.INVISIBLE, F.WORD_FORMS} <= kinds
+    row = next(i for i, f in enumerate(pane.findings_model.findings) if f.kind == F.INVISIBLE)
+    index = pane.findings_model.index(row, 2)
+    rect = pane.findings.visualRect(index)
+    qtbot.mouseClick(pane.findings.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert pane.editor.textCursor().selectedText() == "\u200b"
+    assert pane.main_lane.view.current == pane.main_lane.state.index_at(text.index("\u200b"))  # type: ignore[union-attr]
+
+
+def test_compare_two_tokenizers(pane: TokensPane, qtbot: QtBot, session: Session, small, other) -> None:  # type: ignore[no-untyped-def]
+    session.add_trained(other, select=False)
+    text = "Egg or egg? In 1969, 600,000 people."
+    pane.set_text(text)
+    lane = pane.add_compare("trained:other")
+    assert lane is not None and len(pane.lanes) == 2
+    qtbot.waitUntil(lambda: lane.complete and lane.tokenizer is other, timeout=5000)
+    assert ids_shown(pane, 1) == other.encode(text, "disallowed")
+    qtbot.waitUntil(lambda: pane.main_lane.view.diff is not None and lane.view.diff is not None, timeout=10_000)
+    assert pane.main_lane.view.diff.any() and lane.view.diff.any()  # type: ignore[union-attr]
+    pane.editor.moveCursor(pane.editor.textCursor().MoveOperation.End)
+    qtbot.keyClicks(pane.editor, " egg")
+    assert ids_shown(pane, 1) == other.encode(text + " egg")
+    assert "other" in lane.counts.text()
+    pane.remove_compare(lane)
+    assert len(pane.lanes) == 1
+
+
+def test_export(pane: TokensPane, tmp_path: Path, small) -> None:  # type: ignore[no-untyped-def]
+    pane.set_text("Egg or egg\n")
+    ids = small.encode("Egg or egg\n")
+    pane.copy_ids()
+    assert json.loads(QGuiApplication.clipboard().text()) == ids
+    pane.save_csv(str(tmp_path / "t.csv"))
+    lines = (tmp_path / "t.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("index,id") and len(lines) == len(ids) + 1
+    assert lines[1].split(",")[1] == str(ids[0])
+    pane.save_html(str(tmp_path / "t.html"))
+    markup = (tmp_path / "t.html").read_text(encoding="utf-8")
+    assert markup.count("<span") == len(ids) and f'title="{ids[0]}"' in markup
+    pane.save_png(str(tmp_path / "t.png"))
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(tmp_path / "t.png"))
+    assert image.width() >= 400 and image.height() > 20
+
+
+def test_missing_glyph_is_named(pane: TokensPane, qtbot: QtBot) -> None:
+    pane.set_text("private \U000F0001 use")
+    pane.main_lane.view.viewport().repaint()
+    qtbot.waitUntil(lambda: pane.banner.isVisible() and "No installed font" in pane.banner.text(), timeout=3000)
+    assert "U+F0001" in pane.banner.text()
