@@ -197,3 +197,24 @@ def _audited(state: TokenizedText, flagged: Callable[[int], str | None]) -> Iter
             yield Finding(AUDIT, token.start, token.end, f'Token {token_id} "{token_text(token.bytes)}" is {reason}',
                           "The vocabulary audit flags this token: the model saw it rarely or never in training, "
                           "so its embedding is poorly trained (like SolidGoldMagikarp).", (token_id,))
+
+
+def audit_check(tokenizer: Tokenizer) -> Callable[[int], str | None]:
+    """The vocabulary audit's verdict for single ids (explorer.core.audit's rules, applied only to
+    the tokens of a prompt instead of the whole vocabulary): 'unreachable' or 'impossible in UTF-8'."""
+    from explorer.core.utf8 import impossible_in_utf8, is_complete
+
+    forest = tokenizer.forest
+
+    def verdict(token_id: int) -> str | None:
+        if token_id in tokenizer.special_tokens.values():
+            return None
+        data = tokenizer.token_bytes(token_id)
+        if any(map(impossible_in_utf8, data)):
+            return "impossible in UTF-8"
+        if forest is not None and forest.rank(token_id) is not None and is_complete(data):
+            if tokenizer.encode(data.decode("utf-8"), "plain") != [token_id]:
+                return "unreachable (encoding its own text gives other tokens)"
+        return None
+
+    return verdict

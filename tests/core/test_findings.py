@@ -88,3 +88,12 @@ def test_counts_and_compare(tokenizer) -> None:  # type: ignore[no-untyped-def]
     assert spans and spans[0][0] >= 0 and spans[-1][1] == 7
     same = byte_boundaries(readings[0].tokens)
     assert boundary_differences("the egg", [same, same]) == []
+
+
+def test_audit_check_uses_the_audit_rules() -> None:
+    from explorer.core.bpe import BPE
+
+    toy = BPE([(97, 98, 256), (98, 99, 257), (97, 257, 258)], "none")  # "abc" encodes as ab + c
+    verdict = F.audit_check(toy)
+    assert verdict(258) is not None and verdict(258).startswith("unreachable")
+    assert verdict(256) is None and verdict(0xFF) == "impossible in UTF-8"

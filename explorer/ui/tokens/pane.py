@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView,
                                QPushButton, QSplitter, QTableView, QTextBrowser, QTextEdit, QToolButton, QVBoxLayout, QWidget)
 
 from explorer.core.compare import boundary_differences, count_words
-from explorer.core.findings import iter_findings
+from explorer.core.findings import audit_check, iter_findings
 from explorer.core.incremental import CUTS_END
 from explorer.core.tokenizer import SPECIAL_MODES, Tokenizer
 from explorer.ui.pane import Pane
@@ -79,7 +79,6 @@ class TokensPane(Pane):
         self._forest_ready: set[int] = set()
         self._forest_note = ""
         self._forest_jobs: dict[object, Tokenizer] = {}
-        self._audit_available = False
         self._findings_job = None
         self._detail_lane: Lane | None = None
         self._detail_index = -1
@@ -356,7 +355,6 @@ class TokensPane(Pane):
         if self.main_lane not in lanes:
             return
         state = self.main_lane.state.snapshot()  # type: ignore[union-attr]
-        flagged = _audit_flags(state.tokenizer)
         others = [(lane, lane.state.snapshot()) for lane in lanes]  # type: ignore[union-attr]
         self.findings_model.clear()
         self.findings_label.setText("Findings (looking...)")
@@ -373,19 +371,17 @@ class TokensPane(Pane):
                         mask[found.start:found.stop] = True
                     masks.append((lane, mask))
                 yield ("diff", masks)
-            yield from iter_findings(state, flagged=flagged)
+            yield from iter_findings(state, flagged=audit_check(state.tokenizer))
 
         job = self.session.workers.start("finding what is odd", work, key=f"findings:{id(self)}")
         job.connect("batch_ready", self._on_findings_batch)
         job.connect("finished", self._on_findings_finished)
         job.connect("failed", self._on_findings_failed)
         self._findings_job = job
-        self._audit_available = flagged is not None
 
     def _on_findings_finished(self, job: object, _: object) -> None:
         if job is self._findings_job:
-            note = "" if self._audit_available else " (no vocabulary audit for this tokenizer)"
-            self.findings_label.setText(f"Findings ({self.findings_model.rowCount()}){note}")
+            self.findings_label.setText(f"Findings ({self.findings_model.rowCount()})")
 
     def _on_findings_failed(self, job: object, message: str) -> None:
         if job is self._findings_job:
@@ -603,17 +599,3 @@ class TokensPane(Pane):
         if text is not None:
             self.set_text(text)
 
-
-def _audit_flags(tokenizer: Tokenizer):  # type: ignore[no-untyped-def]
-    """The vocabulary audit's verdict per id, if the audit module exists and knows this tokenizer."""
-    try:
-        from explorer.core import audit  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    flags = getattr(audit, "token_flags", None)
-    if flags is None:
-        return None
-    try:
-        return flags(tokenizer)
-    except Exception:  # the audit is optional: never let it break the findings
-        return None
