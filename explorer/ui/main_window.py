@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import importlib
 
-from PySide6.QtCore import Qt
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QVBoxLayout, QWidget
 
 from explorer import __version__
 from explorer.ui.pane import Pane, PlaceholderPane
@@ -23,6 +25,8 @@ PANES = [
     ("chunks", "Chunks", "See how the pre-tokenizer regex cuts text into chunks."),
     ("bytes", "Bytes", "See the UTF-8 bytes of every character, and tokens that cut characters."),
 ]
+
+PANE_NAMES = [name for name, _, _ in PANES]
 
 
 def create_pane(session: Session, name: str, title: str, hint: str) -> Pane:
@@ -43,20 +47,44 @@ def create_pane(session: Session, name: str, title: str, hint: str) -> Pane:
         return PlaceholderPane(session, name, title, f"This pane could not be built: {exc!r}")
 
 
+class _Panes(dict[str, Pane]):
+    """name -> pane; a pane not built yet is built on first access (see MainWindow)."""
+
+    def __init__(self, build: Callable[[str], Pane]) -> None:
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, name: str) -> Pane:
+        if name not in PANE_NAMES:
+            raise KeyError(name)
+        return self._build(name)
+
+
 class MainWindow(QMainWindow):
-    def __init__(self, session: Session | None = None) -> None:
+    """Six panes in tabs. Only the first pane shown is built at start-up (a fast first window);
+    the others follow one per event-loop turn once the window is up, or at once when asked for."""
+
+    def __init__(self, session: Session | None = None, first_pane: str | None = None) -> None:
         super().__init__()
         self.session = session or Session(parent=self)
         self.setWindowTitle("Tokenizer Explorer")
         self.setAcceptDrops(True)
-        self.panes: dict[str, Pane] = {}
+        self.panes = _Panes(self._build_pane)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
-        for name, title, hint in PANES:
-            pane = create_pane(self.session, name, title, hint)
-            self.panes[name] = pane
-            self.tabs.addTab(pane, title)
+        self._slots: dict[str, QWidget] = {}
+        for name, title, _ in PANES:
+            slot = QWidget(self.tabs)
+            QVBoxLayout(slot).setContentsMargins(0, 0, 0, 0)
+            self._slots[name] = slot
+            self.tabs.addTab(slot, title)
+        first = first_pane or self.session.settings.last_pane
+        first = first if first in PANE_NAMES else "tokens"
+        self.panes[first]  # noqa: B018 (builds it)
+        self.tabs.setCurrentWidget(self._slots[first])
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.setCentralWidget(self.tabs)
+        QTimer.singleShot(300, self._build_next_pane)
         self._build_toolbar()
         self._build_actions()
         self.session.pane_requested.connect(self.show_pane)
@@ -68,6 +96,25 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
+
+    def _build_pane(self, name: str) -> Pane:
+        title, hint = next((t, h) for n, t, h in PANES if n == name)
+        pane = create_pane(self.session, name, title, hint)
+        dict.__setitem__(self.panes, name, pane)
+        self._slots[name].layout().addWidget(pane)
+        return pane
+
+    def _build_next_pane(self) -> None:
+        missing = [name for name in PANE_NAMES if name not in self.panes]
+        if missing:
+            self.panes[missing[0]]  # noqa: B018
+            QTimer.singleShot(0, self._build_next_pane)
+
+    def _on_tabs_current_changed(self, index: int) -> None:
+        name = PANE_NAMES[index] if 0 <= index < len(PANE_NAMES) else ""
+        if name:
+            self.panes[name]  # noqa: B018
+            self.session.settings.last_pane = name
 
     def _build_toolbar(self) -> None:
         toolbar = QToolBar("Tokenizer", self)
@@ -108,13 +155,20 @@ class MainWindow(QMainWindow):
         self.toolbar.addAction(about)
         for index in range(len(PANES)):
             self._action(f"Pane {index + 1}", f"Alt+{index + 1}", lambda _=False, i=index: self.tabs.setCurrentIndex(i))
+        # Merges must exist before a token is sent to it (the request arrives before the tab switch).
+        self.session.token_requested.connect(self._on_session_token_requested)
 
     # Window-wide actions
 
     def show_pane(self, name: str) -> None:
-        pane = self.panes.get(name)
-        if pane is not None:
-            self.tabs.setCurrentWidget(pane)
+        if name in PANE_NAMES:
+            self.panes[name]  # noqa: B018
+            self.tabs.setCurrentWidget(self._slots[name])
+
+    def _on_session_token_requested(self, token_id: int) -> None:
+        if "merges" not in self.panes:
+            self.panes["merges"]  # noqa: B018 (built now, it missed this request: ask again)
+            QTimer.singleShot(0, lambda: self.session.token_requested.emit(token_id))
 
     def zoom(self, step: int) -> None:
         self.session.set_point_size(self.session.point_size + step)

@@ -48,6 +48,14 @@ class Settings:
         self.store.setValue("tokenizer/last", spec)
 
     @property
+    def last_pane(self) -> str:
+        return str(self._get("ui/last_pane", "tokens", str))
+
+    @last_pane.setter
+    def last_pane(self, name: str) -> None:
+        self.store.setValue("ui/last_pane", name)
+
+    @property
     def recent_files(self) -> list[str]:
         value = self.store.value("tokenizer/recent", [])
         if isinstance(value, str):
