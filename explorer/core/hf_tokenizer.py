@@ -29,6 +29,8 @@ from explorer.core.tokenizer import (VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, Speci
 # What `ByteLevel(use_regex=True)` splits with: the original GPT-2 pattern, as tokenizers has it.
 BYTE_LEVEL_REGEX = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
+_BATCH = 8  # windows per encode_batch call (encoded in parallel, at most 512 KB)
+
 _NO_MERGES = {
     "WordPiece": "WordPiece has no merges: it takes the longest vocabulary entry at each position of a word",
     "Unigram": "Unigram has no merges: it picks the most probable way to cut each word from scored pieces",
@@ -141,7 +143,9 @@ class HFTokenizer(Tokenizer):
         self._special.check(text, special)  # raises in "disallowed" mode
         library = self._plain if special == "plain" else self._hf
         windows = self._windows(text, special)
-        encodings = library.encode_batch(windows, add_special_tokens=False)
+        encodings: list[tokenizers.Encoding] = []
+        for group in range(0, len(windows), _BATCH):  # results are converted holding the lock: keep them small
+            encodings += library.encode_batch(windows[group:group + _BATCH], add_special_tokens=False)
         shifts, position = [], 0
         for window in windows:
             shifts.append(position)
