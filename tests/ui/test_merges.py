@@ -38,7 +38,7 @@ def open_pane(qtbot: QtBot, session: Session, tokenizer: Tokenizer) -> MergesPan
     pane.resize(1300, 800)
     pane.show()
     session.set_tokenizer(tokenizer, "trained:" + tokenizer.name)
-    qtbot.waitUntil(lambda: pane.table is not None and not pane._jobs, timeout=20_000)
+    qtbot.waitUntil(lambda: pane.table is not None and not pane.busy, timeout=20_000)
     return pane
 
 
@@ -208,7 +208,7 @@ def test_token_requested_before_the_table_is_ready(qtbot: QtBot, session: Sessio
     token = trained.encode(" mat")[0]
     session.set_tokenizer(trained, "trained:test")
     session.show_token(token)
-    qtbot.waitUntil(lambda: pane.table is not None and not pane._jobs, timeout=20_000)
+    qtbot.waitUntil(lambda: pane.table is not None and not pane.busy, timeout=20_000)
     assert pane.current == token
 
 
@@ -235,6 +235,9 @@ def test_encode_trace_steps_to_the_final_tokens(qtbot: QtBot, session: Session, 
     assert trace.strip.tokens_shown() == [pane._label(i) for i in final]
     trace.reset_button.click()
     assert trace.done == 0 and len(trace.strip.tokens_shown()) == len("the ingredients".encode())
+    trace.input.setText("tabs\u2192and\u21b5")  # the visible symbols stand for a tab and a newline
+    assert trace.text() == "tabs\tand\n" and trace.trace is not None
+    assert trace.trace.final == trained.encode("tabs\tand\n")
 
 
 def test_audit_flags_are_columns_and_filters_with_counts(qtbot: QtBot, session: Session) -> None:
@@ -253,7 +256,7 @@ def test_audit_flags_are_columns_and_filters_with_counts(qtbot: QtBot, session: 
 def test_corpus_counts_give_seen_never_seen_and_rare(qtbot: QtBot, session: Session, trained: BPE) -> None:
     pane = open_pane(qtbot, session, trained)
     session.set_corpus(["the cat sat on the mat.\n"] * 12 + ["the rat\n"])
-    qtbot.waitUntil(lambda: pane.table is not None and pane.table.seen is not None and not pane._jobs)
+    qtbot.waitUntil(lambda: pane.table is not None and pane.table.seen is not None and not pane.busy)
     assert not pane.table_view.isColumnHidden(COLUMN_INDEX["Seen"])
     cat = trained.encode(" cat")[0]
     assert pane.model.index(pane.model.row_of_token(cat), COLUMN_INDEX["Seen"]).data() == "12"

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListView, QProgressBar, QPushButton,
@@ -38,6 +38,7 @@ from explorer.ui.session import Session
 from explorer.ui.workers import Job
 
 KEY = "merges:"  # worker keys of this pane: a new tokenizer cancels the old jobs
+PAINT_FIRST_MS = 150
 
 
 class MergesPane(Pane):
@@ -55,9 +56,9 @@ class MergesPane(Pane):
         self.filter_ms = 0.0  # the last filter's time, shown and reported
         self.forest_seconds: float | None = None
         self._pending: int | None = None  # a token asked for before the table was ready
-        self._forest_done = False  # the forest job ended (with a forest or None)
         self._syncing = False
         self._jobs: dict[str, Job] = {}
+        self._queued = False  # a stage waits to start
         self._build()
         session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
         session.token_requested.connect(self._on_session_token_requested)
@@ -162,7 +163,9 @@ class MergesPane(Pane):
         self.children_view.setUniformItemSizes(True)
         self.children_view.setToolTip("Tokens made by a merge that uses this token; click one to go there")
         self.children_label = QLabel("Used by")
+        self.children_label.setWordWrap(True)
         used_by = QWidget()
+        used_by.setMinimumWidth(190)
         used_layout = QVBoxLayout(used_by)
         used_layout.setContentsMargins(4, 0, 0, 0)
         used_layout.addWidget(self.children_label)
@@ -196,7 +199,7 @@ class MergesPane(Pane):
         main.setStretchFactor(1, 3)
         main.setSizes([560, 840])
         right.setSizes([540, 300])
-        tree_and_children.setSizes([760, 200])
+        tree_and_children.setSizes([720, 250])
         self.splitter = main
 
         content = QWidget()
@@ -221,6 +224,11 @@ class MergesPane(Pane):
         self._update_legend()
         self._update_history_buttons()
 
+    @property
+    def busy(self) -> bool:
+        """Still reading, recovering, auditing or counting in the background."""
+        return bool(self._jobs) or self._queued
+
     def _tool_button(self, text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
         button = QToolButton()
         button.setText(text)
@@ -236,7 +244,7 @@ class MergesPane(Pane):
             job.cancel()
         self._jobs.clear()
         self.tokenizer, self.table, self.forest, self.audit = tokenizer, None, None, None
-        self.forest_seconds, self._forest_done = None, False
+        self.forest_seconds = None
         self.history.clear()
         self.current = None
         self.model.set_table(None)
@@ -248,10 +256,18 @@ class MergesPane(Pane):
         self.trace_panel.set_tokenizer(None, str)
         self.filter_bar.set_counts(None)
         self.show_content()
+        # One stage at a time: pure-Python workers share the interpreter lock with the GUI thread,
+        # so running them side by side would only make the window stutter more.
         self._start("table", f"reading {tokenizer.name}'s vocabulary", lambda: build_table(tokenizer),
                     lambda table: self._on_table_ready(tokenizer, table))
+
+    def _start_forest(self, tokenizer: Tokenizer) -> None:
+        self._queued = False
+        if tokenizer is not self.tokenizer or self.forest_seconds is not None:
+            return  # another tokenizer since, or the forest is known already (screenshots)
         started = time.perf_counter()
-        self._start("forest", "recovering the merges", _value_job(lambda: tokenizer.forest),
+        self._start("forest", "recovering the merges (the first time only; then cached)",
+                    _value_job(lambda: _ready_forest(tokenizer)),
                     lambda forest: self._on_forest_ready(tokenizer, forest, time.perf_counter() - started))
 
     def _start(self, name: str, label: str, work: Callable[[], Iterator[Any]],
@@ -277,7 +293,7 @@ class MergesPane(Pane):
     def _job_done(self, name: str, job: Job) -> None:
         if self._jobs.get(name) is job:
             del self._jobs[name]
-        if not self._jobs:
+        if not self.busy:
             self.progress_box.hide()
 
     def _on_job_progress(self, label: str, batch: list[Any]) -> None:
@@ -285,20 +301,27 @@ class MergesPane(Pane):
         done, total = getattr(record, "done", None), getattr(record, "total", None)
         fraction = getattr(record, "fraction", None)
         if done is not None and total:
-            self._show_progress(f"{label}: {done:,} of {total:,}", done / total)
+            self._show_progress(f"{label} ({total:,})", done / total)
         elif fraction is not None:
-            self._show_progress(f"{label}: {record.texts:,} texts, {record.tokens:,} tokens", fraction)
+            self._show_progress(label, fraction)
         elif hasattr(record, "texts"):
             self._show_progress(f"{label}: {record.texts:,} texts, {record.tokens:,} tokens", None)
 
     def _show_progress(self, label: str, fraction: float | None) -> None:
+        """Only touch the widgets when what they show changes (every call costs the GUI thread)."""
+        value = -1 if fraction is None else int(fraction * 100)
+        if (label, value) == getattr(self, "_shown_progress", None):
+            return
+        self._shown_progress = (label, value)
         self.progress_box.show()
-        self.progress_label.setText(label)
+        if self.progress_label.text() != label:
+            self.progress_label.setText(label)
         if fraction is None:
             self.progress.setRange(0, 0)  # busy
         else:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(fraction * 1000))
+            if self.progress.maximum() != 100:
+                self.progress.setRange(0, 100)
+            self.progress.setValue(value)
 
     def _on_job_failed(self, label: str, message: str) -> None:
         self.session.post_error(f"Merges: {label} failed", message)
@@ -311,9 +334,9 @@ class MergesPane(Pane):
         self.filter_bar.set_counts(table)
         self._apply_query(self.filter_bar.query())
         self._update_columns()
-        if self._forest_done:
-            self._start_merges_and_audit()
-        self._count_corpus()
+        # Let the table paint before the next stage competes with the GUI thread for the lock.
+        self._queued = True
+        QTimer.singleShot(PAINT_FIRST_MS, self, lambda: self._start_forest(tokenizer))
         pending, self._pending = self._pending, None
         self.navigate(pending if pending is not None else self._default_token())
 
@@ -331,17 +354,12 @@ class MergesPane(Pane):
             self.session.status_posted.emit(f"Merges: {len(forest.merges):,} merges of {tokenizer.name} "
                                             f"ready in {seconds:.1f} s")
             self.trace_panel.set_tokenizer(tokenizer, self._label)
-        self._forest_done = True
-        if self.table is not None:
-            self._start_merges_and_audit()
-            if self.current is not None:
-                self._show_token(self.current)
-
-    def _start_merges_and_audit(self) -> None:
-        """Once both the table and the forest (or its absence) are known."""
-        if self.forest is not None:
+        if forest is not None:
             self._start_merge_columns()
-        self._start_audit()
+        else:
+            self._start_audit()
+        if self.current is not None:
+            self._show_token(self.current)
 
     def _start_merge_columns(self) -> None:
         table, forest, tokenizer = self.table, self.forest, self.tokenizer
@@ -355,6 +373,7 @@ class MergesPane(Pane):
             return
         table.set_merges(columns)
         self._columns_changed()
+        self._start_audit()
 
     def _start_audit(self) -> None:
         tokenizer, table = self.tokenizer, self.table
@@ -375,6 +394,7 @@ class MergesPane(Pane):
         table.set_audit(flags)
         table.audited = audit.unreachable_checked
         self._columns_changed()
+        self._count_corpus()
 
     # The corpus: how often each token occurs
 
@@ -500,8 +520,12 @@ class MergesPane(Pane):
         self._show_info(token_id)
         self.children_model.set_token(self.table, self.forest, token_id)
         count = self.children_model.rowCount()
-        self.children_label.setText(f"<b>Used by</b> {count:,} token{'s' if count != 1 else ''}"
-                                    if self.forest is not None else "<b>Used by</b>")
+        if self.forest is None:
+            self.children_label.setText("<b>Used by</b>")
+        elif count:
+            self.children_label.setText(f"<b>Used by</b> {count:,} token{'s' if count != 1 else ''}")
+        else:
+            self.children_label.setText("<b>Used by</b> none: no merge builds on it")
         self._draw_tree()
         self._update_history_buttons()
 
@@ -516,7 +540,7 @@ class MergesPane(Pane):
                 index = self.model.index(row, 1)
                 selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
                                           | QItemSelectionModel.SelectionFlag.Rows)
-                self.table_view.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+                self.table_view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
         finally:
             self._syncing = False
 
@@ -731,6 +755,14 @@ class MergesPane(Pane):
         self.trace_panel.set_text(word)
         self.trace_panel.go_to(self.trace_panel.total)
         self._columns_changed()
+
+
+def _ready_forest(tokenizer: Tokenizer) -> MergeForest | None:
+    """The forest with its lazy parts built here, off the GUI thread ("used by" indexes 200,000 merges)."""
+    forest = tokenizer.forest
+    if forest is not None:
+        forest.children(0)
+    return forest
 
 
 def _value_job(compute: Callable[[], object]) -> Callable[[], Generator[None, None, object]]:

@@ -18,6 +18,7 @@ from explorer.core.tokenizer import Tokenizer
 from explorer.ui.theme import token_color
 
 MAX_CHARS = 200
+NEWLINE, TAB = "\u21b5", "\u2192"
 PLAY_MS = 700
 
 
@@ -145,7 +146,7 @@ class TracePanel(QWidget):
         self.done = 0
         self.label: Callable[[int], str] = str
         self.input = QLineEdit()
-        self.input.setPlaceholderText("Type a word to watch BPE encode it, e.g. ingredients")
+        self.input.setPlaceholderText("Type a word to watch BPE encode it, e.g. ingredients (↵ for a newline)")
         self.input.setMaxLength(MAX_CHARS)
         self.input.setClearButtonEnabled(True)
         self.step_button = QPushButton("&Step")
@@ -200,7 +201,11 @@ class TracePanel(QWidget):
         self._refresh()
 
     def set_text(self, text: str) -> None:
-        self.input.setText(text)
+        self.input.setText(text.replace("\n", NEWLINE).replace("\t", TAB))
+
+    def text(self) -> str:
+        """The word to trace: ↵ and → typed in the box stand for a newline and a tab."""
+        return self.input.text().replace(NEWLINE, "\n").replace(TAB, "\t")
 
     # Stepping
 
@@ -247,7 +252,7 @@ class TracePanel(QWidget):
     def _rebuild(self) -> None:
         self.play_button.setChecked(False)
         self.trace, self.done, self.error = None, 0, ""
-        text = self.input.text()
+        text = self.text()
         if self.tokenizer is not None and text:
             try:
                 self.trace = build_trace(self.tokenizer, text)
@@ -303,7 +308,7 @@ class TracePanel(QWidget):
         if self.tokenizer is None:
             return None
         try:
-            return self.tokenizer.encode(self.input.text(), "plain")
+            return self.tokenizer.encode(self.text(), "plain")
         except ExplorerError:
             return None
 
