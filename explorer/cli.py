@@ -298,6 +298,28 @@ def _shown(tokenizer: Tokenizer, token_id: int) -> str:
     return f"{token_id} {token_text(tokenizer.token_bytes(token_id))}"
 
 
+def _cmd_screenshot(args: argparse.Namespace) -> int:
+    from explorer.ui.screenshot import parse_size, render_pane  # Qt only for this command
+
+    text = _read_input(args) if args.text is not None or args.file is not None else None
+    path = render_pane(args.pane, args.out, args.tokenizer, text, parse_size(args.size), args.theme)
+    print(f"{PROG}: wrote {path}", file=sys.stderr)
+    return 0
+
+
+def _add_screenshot_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    shot = commands.add_parser("screenshot", help="render a pane offscreen to a PNG")
+    shot.add_argument("--pane", required=True, choices=["corpus", "training", "tokens", "merges", "chunks", "bytes"])
+    shot.add_argument("--out", required=True, help="PNG file to write")
+    shot.add_argument("--tokenizer", help="a tokenizer file or name (default: none)")
+    given = shot.add_mutually_exclusive_group()
+    given.add_argument("--text", help="text for the pane to show")
+    given.add_argument("--file", help="read that text from this UTF-8 file")
+    shot.add_argument("--size", default="1200x800", help="WIDTHxHEIGHT in pixels (default 1200x800)")
+    shot.add_argument("--theme", choices=["light", "dark"], default="light")
+    shot.set_defaults(run=_cmd_screenshot)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description="See byte-level BPE tokenization. "
                                      "With no command, opens the window.")
@@ -375,6 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--json", action="store_true", help="print every flagged token as JSON")
     audit.add_argument("--limit", type=int, default=10, help="examples to print per finding (default 10)")
     audit.set_defaults(run=_cmd_audit)
+    _add_screenshot_command(commands)
     return parser
 
 

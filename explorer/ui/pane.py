@@ -46,6 +46,16 @@ class Pane(QWidget):
         self.empty.set_message(title, hint)
         self._stack.setCurrentWidget(self.empty)
 
+    def prepare_screenshot(self, text: str | None) -> None:
+        """Hook for `tokenizer-explorer screenshot --pane NAME [--text T]` (explorer/ui/screenshot.py).
+
+        Called once the pane is built, sized and shown, with the session's tokenizer already set
+        (`--tokenizer`) and `text` from `--text`/`--file` (None if neither was given). Put the pane
+        in a state worth a picture: show the text, run the first step, select something. Start
+        slow work through `session.workers` as usual; the command waits until no worker has run
+        for 300 ms, then grabs the pane. The default does nothing: the pane shows its own state.
+        """
+
     def show_content(self) -> None:
         if self._stack.count() > 1:
             self._stack.setCurrentIndex(1)
