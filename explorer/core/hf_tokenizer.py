@@ -209,9 +209,13 @@ class HFTokenizer(Tokenizer):
             raise ExplorerError(self.unsupported[VIEW_MERGES])
         vocab = self._document["model"]["vocab"]
         merges = []
-        for merge in self._document["model"].get("merges", []):
+        for rank, merge in enumerate(self._document["model"].get("merges", [])):
             left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
-            merges.append((vocab[left], vocab[right], vocab[left + right]))
+            try:
+                merges.append((vocab[left], vocab[right], vocab[left + right]))
+            except KeyError as exc:
+                raise TokenizerFileError(self.source, f"merge {rank} ({left!r} + {right!r}) uses {exc} "
+                                         "which is not in the vocabulary") from None
         return merges
 
     @property
