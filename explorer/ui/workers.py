@@ -116,6 +116,8 @@ class _Runner(QRunnable):
             else:
                 job.finished.emit(result)
         except ExplorerError as exc:
+            if batch:
+                job.batch_ready.emit(batch)  # what came before the error still counts
             job.failed.emit(str(exc))
         except MemoryError:
             job.failed.emit(f"{job.name}: out of memory; try a smaller input")

@@ -1,0 +1,108 @@
+"""The one worker abstraction: signal order, cancel, failure, latest-wins, pause/resume."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from pytestqt.qtbot import QtBot
+
+from explorer.core.errors import ExplorerError
+from explorer.ui.workers import Workers
+
+
+def counting(n: int, delay: float = 0.0):  # type: ignore[no-untyped-def]
+    def work():  # type: ignore[no-untyped-def]
+        for i in range(n):
+            time.sleep(delay)
+            yield i
+        return "done"
+    return work
+
+
+def test_start_progress_finish_in_order(qtbot: QtBot) -> None:
+    workers = Workers()
+    batches: list[int] = []
+    with qtbot.waitSignal(workers.job_started, timeout=1000) as started:
+        job = workers.start("count", counting(5))
+    assert started.args == [job]
+    order: list[object] = []
+    job.batch_ready.connect(lambda items: (batches.extend(items), order.append("batch")))
+    job.finished.connect(lambda result: order.append(("finished", result)))
+    with qtbot.waitSignals([job.batch_ready, job.finished], order="strict", timeout=5000):
+        pass
+    assert batches == [0, 1, 2, 3, 4]
+    assert order[-1] == ("finished", "done") and set(order[:-1]) == {"batch"}
+    assert workers.shutdown()
+
+
+def test_cancel_stops_between_yields(qtbot: QtBot) -> None:
+    workers = Workers()
+    job = workers.start("slow", counting(1000, 0.005))
+    seen: list[int] = []
+    job.batch_ready.connect(seen.extend)
+    qtbot.waitSignal(job.batch_ready, timeout=5000).wait()
+    with qtbot.waitSignal(job.cancelled, timeout=5000):
+        job.cancel()
+    assert 0 < len(seen) < 1000
+    assert workers.shutdown()
+
+
+def test_failure_is_a_message_for_a_person(qtbot: QtBot) -> None:
+    workers = Workers()
+
+    def broken():  # type: ignore[no-untyped-def]
+        yield 1
+        raise ExplorerError("the corpus is empty; add a text file first")
+
+    job = workers.start("broken", broken)
+    messages: list[str] = []
+    job.failed.connect(messages.append)
+    with qtbot.waitSignals([job.batch_ready, job.failed], order="strict", timeout=5000):
+        pass
+    assert messages == ["the corpus is empty; add a text file first"]
+    assert workers.shutdown()
+
+
+def test_latest_wins_for_the_same_key(qtbot: QtBot) -> None:
+    workers = Workers()
+    first = workers.start("first", counting(1000, 0.005), key="k")
+    second = workers.start("second", counting(3), key="k")
+    with qtbot.waitSignals([first.cancelled, second.finished], order="none", timeout=5000):
+        pass
+    assert first.is_cancelled and not second.is_cancelled
+    assert workers.shutdown()
+
+
+def test_pause_and_resume(qtbot: QtBot) -> None:
+    workers = Workers()
+    produced: list[int] = []
+    gate = threading.Event()
+
+    def work():  # type: ignore[no-untyped-def]
+        for i in range(200):
+            produced.append(i)
+            if i == 5:
+                gate.set()
+            time.sleep(0.002)
+            yield i
+
+    job = workers.start("pausable", work)
+    qtbot.waitUntil(gate.is_set, timeout=5000)
+    job.pause()
+    time.sleep(0.05)
+    frozen = len(produced)
+    time.sleep(0.1)
+    assert len(produced) <= frozen + 1 and job.is_paused
+    with qtbot.waitSignal(job.finished, timeout=5000):
+        job.resume()
+    assert len(produced) == 200
+    assert workers.shutdown()
+
+
+def test_shutdown_cancels_running_jobs(qtbot: QtBot) -> None:
+    workers = Workers()
+    job = workers.start("endless", counting(10**9, 0.001))
+    qtbot.waitSignal(job.batch_ready, timeout=5000).wait()
+    assert workers.shutdown(5000)
+    assert job.is_cancelled and job.done
