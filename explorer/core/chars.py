@@ -246,3 +246,27 @@ class TextCounts:
 def count(text: str, tokens: int | None = None, reference_tokens: int | None = None) -> TextCounts:
     """Characters (code points), UTF-8 bytes and tokens of `text`."""
     return TextCounts(len(text), len(text.encode("utf-8", errors="surrogatepass")), tokens, reference_tokens)
+
+
+def tokens_of_chars(chars: list[CharInfo], spans: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """For each character, the tokens holding its bytes: (token index, how many of its bytes).
+
+    `spans` are the tokens' (byte_start, byte_end) in order. A character split between two
+    tokens lists both, which is what makes seed 000's न decode to U+FFFD token by token.
+
+    >>> tokens_of_chars(describe("aन"), [(0, 1), (1, 3), (3, 4)])
+    [[(0, 1)], [(1, 2), (2, 1)]]
+    """
+    out: list[list[tuple[int, int]]] = []
+    first = 0
+    for info in chars:
+        while first < len(spans) and spans[first][1] <= info.byte_start:
+            first += 1
+        held, index = [], first
+        while index < len(spans) and spans[index][0] < info.byte_end:
+            overlap = min(spans[index][1], info.byte_end) - max(spans[index][0], info.byte_start)
+            if overlap > 0:
+                held.append((index, overlap))
+            index += 1
+        out.append(held)
+    return out

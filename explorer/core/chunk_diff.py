@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import reduce
 
-from explorer.core.pretokenize import Chunk
+from explorer.core.errors import PatternError, PatternTimeoutError
+from explorer.core.pretokenize import Chunk, Pretokenizer
 from explorer.core.tokenizer import Token
 
 
@@ -129,3 +130,40 @@ def tokens_by_chunk(text: str, chunks: Sequence[Chunk], tokens: Sequence[Token])
 def crossing_tokens(pieces_by_chunk: Sequence[Sequence[TokenPiece]]) -> int:
     """How many tokens cross a chunk boundary (never for the tokenizer's own pattern)."""
     return len({p.token_index for pieces in pieces_by_chunk for p in pieces if p.crosses_end})
+
+
+@dataclass(frozen=True, slots=True)
+class PatternRun:
+    """The chunks of one pattern on one text, or why there are none (for views that must not raise)."""
+
+    pattern: str
+    text: str
+    chunks: tuple[Chunk, ...] = ()
+    labels: tuple[str, ...] = ()  # a name for each top-level alternative
+    sources: tuple[str, ...] = ()  # each alternative's regex
+    error: str = ""
+    position: int | None = None  # where in the pattern the error is, if known
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+
+def run_pattern(pattern: str, text: str) -> PatternRun:
+    """Chunk `text` with `pattern` (a name or a regex); errors and timeouts become a PatternRun too.
+
+    >>> run_pattern("gpt2", "hi there").labels[:2]
+    ('contraction', 'letters')
+    >>> run = run_pattern("(a", "aaa")
+    >>> run.ok, run.position
+    (False, 2)
+    """
+    try:
+        pretokenizer = Pretokenizer(pattern)
+        chunks = pretokenizer.chunks(text)
+    except PatternTimeoutError as exc:
+        return PatternRun(pattern, text, error=exc.message, timed_out=True)
+    except PatternError as exc:
+        return PatternRun(pattern, text, error=exc.message, position=exc.position)
+    return PatternRun(pattern, text, tuple(chunks), tuple(pretokenizer.labels), tuple(pretokenizer.alternatives))
