@@ -1,0 +1,191 @@
+"""One pattern's column in the Chunks pane: picker, custom editor, chunk count, boxes and legend."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QScrollArea, QToolButton,
+                               QVBoxLayout, QWidget)
+
+from explorer.core.chunk_diff import PatternRun
+from explorer.core.pretokenize import NAMED_PATTERNS, PATTERN_DESCRIPTIONS
+from explorer.ui.chunks.view import ChunkView, accent, alternative_color
+
+CUSTOM = "custom"
+
+
+class PatternColumn(QFrame):
+    """Shows one pattern's chunks; the pane runs the matching and hands results in."""
+
+    pattern_edited = Signal()  # the pattern to run changed (pick or keystroke)
+    remove_requested = Signal(object)
+
+    def __init__(self, pattern: str = "gpt2", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.run: PatternRun | None = None  # the last good result
+        self.dark = False
+
+        self.combo = QComboBox()
+        for name in NAMED_PATTERNS:
+            self.combo.addItem(PATTERN_DESCRIPTIONS.get(name, name), name)
+        self.combo.addItem("Custom pattern…", CUSTOM)
+        self.combo.setToolTip("The pre-tokenizer pattern of this column")
+        self.count = QLabel()
+        self.count.setObjectName("chunkCount")
+        self.count.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.remove = QToolButton()
+        self.remove.setText("✕")
+        self.remove.setAutoRaise(True)
+        self.remove.setToolTip("Remove this pattern")
+        self.remove.clicked.connect(lambda: self.remove_requested.emit(self))
+        header = QHBoxLayout()
+        header.setContentsMargins(0, 0, 0, 0)
+        header.addWidget(self.combo, 1)
+        header.addWidget(self.count)
+        header.addWidget(self.remove)
+
+        self.editor = QLineEdit()
+        self.editor.setPlaceholderText(r"a regex for the regex module, e.g. \p{L}+|\p{N}+|\s+")
+        self.editor.setToolTip("Edit the pattern: chunks update as you type")
+        self.editor.setClearButtonEnabled(True)
+        self.editor.setVisible(False)
+        self.message = QLabel()
+        self.message.setObjectName("patternMessage")
+        self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.RichText)
+        self.message.setVisible(False)
+
+        self.view = ChunkView()
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(self.view)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.legend = QLabel()
+        self.legend.setObjectName("chunkLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setSpacing(4)
+        layout.addLayout(header)
+        layout.addWidget(self.editor)
+        layout.addWidget(self.message)
+        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.legend)
+
+        self.combo.currentIndexChanged.connect(self._on_combo_changed)
+        self.editor.textChanged.connect(lambda _: self.pattern_edited.emit())
+        self.set_pattern(pattern)
+
+    # The pattern
+
+    @property
+    def is_custom(self) -> bool:
+        return self.combo.currentData() == CUSTOM
+
+    def pattern(self) -> str:
+        """A pattern name ("gpt2") or the custom regex being edited."""
+        return self.editor.text() if self.is_custom else str(self.combo.currentData())
+
+    def title(self) -> str:
+        return "custom" if self.is_custom else self.combo.currentText().split(" / ")[0]
+
+    def set_pattern(self, pattern: str) -> None:
+        """Pick a named pattern, or switch to a custom one showing `pattern`."""
+        index = self.combo.findData(pattern)
+        if index >= 0:
+            self.combo.setCurrentIndex(index)
+        else:
+            self.editor.setText(pattern)
+            self.combo.setCurrentIndex(self.combo.findData(CUSTOM))
+        self._on_combo_changed()
+
+    def _on_combo_changed(self, _index: int = -1) -> None:
+        custom = self.is_custom
+        if custom and not self.editor.text():
+            # Start from the pattern shown before, so a small edit is one keystroke away.
+            previous = self.run.pattern if self.run is not None else "gpt2"
+            self.editor.setText(NAMED_PATTERNS.get(previous, previous))
+        self.editor.setVisible(custom)
+        if not custom:
+            self.message.setVisible(False)
+        self.pattern_edited.emit()
+
+    # Results
+
+    def set_running(self) -> None:
+        self.count.setText("…")
+
+    def set_result(self, run: PatternRun) -> None:
+        """Show a new result, or its error above the last good view (which is kept, dimmed)."""
+        if not run.ok:
+            self._show_error(run)
+            self.view.set_stale(self.run is not None)
+            if self.run is not None:
+                self.count.setText(f"{len(self.run.chunks):,} chunks (last valid)")
+            else:
+                self.count.setText("no chunks")
+            return
+        self.message.setVisible(False)
+        self.run = run
+        self.view.set_chunks(run.text, run.chunks, run.labels, run.sources)
+        gaps = sum(1 for c in run.chunks if c.is_gap)
+        self.count.setText(f"{len(run.chunks):,} chunks" + (f", {gaps} gaps" if gaps else ""))
+        self._update_legend()
+
+    def _show_error(self, run: PatternRun) -> None:
+        color = accent(self.dark).name()
+        if run.timed_out:
+            text = f"<b>Stopped:</b> {html.escape(run.error)}"
+        else:
+            where = f" at position {run.position}" if run.position is not None else ""
+            text = f"<b>Invalid pattern{where}:</b> {html.escape(run.error)}"
+            if run.position is not None:
+                text += "<br>" + _pointed(run.pattern, run.position, color)
+        if self.run is not None:
+            text += "<br><i>Showing the last valid pattern's chunks.</i>"
+        self.message.setText(f"<span style='color:{color}'>{text}</span>")
+        self.message.setVisible(True)
+
+    def _update_legend(self) -> None:
+        if self.run is None:
+            self.legend.clear()
+            return
+        entries = []
+        for index, label in enumerate(self.run.labels):
+            color = alternative_color(index, self.dark)
+            border = color.lighter(190) if self.dark else color.darker(150)
+            entries.append(f"<span style='background:{color.name()}; border:1px solid {border.name()}'>"
+                           f"&nbsp;{index + 1}&nbsp;</span>&nbsp;{html.escape(label)}")
+        if any(c.is_gap for c in self.run.chunks):
+            entries.append("<span style='color:#b00020'>▨&nbsp;gap</span>&nbsp;not matched")
+        entries.append(f"<span style='color:{accent(self.dark).name()}'>▌</span>&nbsp;boundary other patterns lack")
+        self.legend.setText("&nbsp;&nbsp; ".join(entries))
+
+    # Presentation
+
+    def set_dark(self, dark: bool) -> None:
+        self.dark = dark
+        self.view.set_dark(dark)
+        self._update_legend()
+
+    def set_text_font(self, font: QFont) -> None:
+        self.view.setFont(font)
+        mono = QFont(font)
+        mono.setPointSizeF(max(8.0, font.pointSizeF() * 0.9))
+        self.editor.setFont(mono)
+
+
+def _pointed(pattern: str, position: int, color: str) -> str:
+    """The pattern around `position`, with the offending character marked."""
+    start = max(0, position - 30)
+    before = html.escape(pattern[start:position])
+    at = html.escape(pattern[position:position + 1]) or "&nbsp;"
+    after = html.escape(pattern[position + 1:position + 30])
+    return (f"<code>{'…' if start else ''}{before}<span style='background:{color}; color:white'>{at}</span>"
+            f"{after}{'…' if position + 30 < len(pattern) else ''}</code>")

@@ -1,0 +1,304 @@
+"""The Chunks pane: how two to four pre-tokenizer patterns cut the same text, side by side.
+
+Matching runs in the session's workers, one job per column under its own key (latest wins), so
+a slow custom pattern never freezes the window; the `regex` timeout stops it with a message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter, QToolButton,
+                               QVBoxLayout, QWidget)
+
+from explorer.core.chunk_diff import PatternRun, compare, crossing_tokens, run_pattern, tokens_by_chunk
+from explorer.core.tokenizer import Token, Tokenizer
+from explorer.ui.chunks.column import PatternColumn
+from explorer.ui.chunks.examples import DEFAULT_TEXT, EXAMPLES
+from explorer.ui.pane import Pane
+from explorer.ui.session import Session
+from explorer.ui.workers import Job
+
+DEFAULT_PATTERNS = ("gpt2", "cl100k", "o200k")
+MIN_COLUMNS, MAX_COLUMNS = 2, 4
+MAX_CHARS = 20_000  # more boxes than this is not something a person reads
+DEBOUNCE_MS = 120
+
+
+class ChunksPane(Pane):
+    name = "chunks"
+    title = "Chunks"
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(session, parent)
+        self.columns: list[PatternColumn] = []
+        self.tokens: tuple[str, list[Token]] | None = None  # (text, tokens) of the current tokenizer
+        self._column_ids: dict[PatternColumn, int] = {}
+        self._jobs: set[Job] = set()
+        self._next_id = 0
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.refresh)
+        self._build()
+        for pattern in DEFAULT_PATTERNS:
+            self.add_column(pattern)
+        self._apply_font(session.font)
+        self._on_session_theme_changed(session.dark)
+        self._on_session_tokenizer_changed(session.tokenizer)
+        session.text_sent.connect(self._on_session_text_sent)
+        session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
+        session.special_mode_changed.connect(lambda _: self._start_tokens())
+        session.font_changed.connect(self._apply_font)
+        session.theme_changed.connect(self._on_session_theme_changed)
+        self.editor.setPlainText(DEFAULT_TEXT)
+        self.refresh()
+
+    def _build(self) -> None:
+        content = QWidget()
+        self.editor = QPlainTextEdit()
+        self.editor.setPlaceholderText("Type or paste text to see how each pattern cuts it into chunks")
+        self.editor.setTabChangesFocus(False)
+        self.editor.textChanged.connect(self._debounce.start)
+
+        examples = QHBoxLayout()
+        examples.setSpacing(4)
+        examples.addWidget(QLabel("Examples:"))
+        self.example_buttons: list[QToolButton] = []
+        for label, text, hint in EXAMPLES:
+            button = QToolButton()
+            button.setText(label)
+            button.setToolTip(hint)
+            button.clicked.connect(lambda _=False, t=text: self.set_text(t))
+            examples.addWidget(button)
+            self.example_buttons.append(button)
+        examples.addStretch(1)
+
+        options = QHBoxLayout()
+        self.add_button = QPushButton("Add pattern")
+        self.add_button.setToolTip(f"Compare up to {MAX_COLUMNS} patterns")
+        self.add_button.clicked.connect(lambda: self.add_column("llama3" if len(self.columns) == 3 else "digits"))
+        self.differences = QCheckBox("Highlight differing boundaries")
+        self.differences.setChecked(True)
+        self.differences.toggled.connect(self._on_differences_toggled)
+        self.show_tokens = QCheckBox("Tokens inside chunks")
+        self.show_tokens.toggled.connect(lambda _: self._start_tokens())
+        self.summary = QLabel()
+        self.summary.setObjectName("chunksSummary")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        options.addWidget(self.add_button)
+        options.addWidget(self.differences)
+        options.addWidget(self.show_tokens)
+        options.addSpacing(12)
+        options.addWidget(self.summary, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.editor)
+        top_layout.addLayout(examples)
+        top_layout.addLayout(options)
+        vertical = QSplitter(Qt.Orientation.Vertical)
+        vertical.addWidget(top)
+        vertical.addWidget(self.splitter)
+        vertical.setStretchFactor(0, 0)
+        vertical.setStretchFactor(1, 1)
+        vertical.setSizes([150, 600])
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(vertical)
+        self.set_content(content)
+
+    # Columns
+
+    def add_column(self, pattern: str = "cl100k") -> PatternColumn | None:
+        if len(self.columns) >= MAX_COLUMNS:
+            return None
+        column = PatternColumn(pattern)
+        column.set_dark(self.session.dark)
+        column.set_text_font(self.session.font)
+        column.pattern_edited.connect(lambda c=column: self._on_column_pattern_edited(c))
+        column.remove_requested.connect(self.remove_column)
+        column.view.hovered.connect(lambda start, end, c=column: self._on_view_hovered(c, start, end))
+        self._column_ids[column] = self._next_id
+        self._next_id += 1
+        self.columns.append(column)
+        self.splitter.addWidget(column)
+        self.splitter.setSizes([1000] * len(self.columns))
+        self._update_column_buttons()
+        self._run_column(column)
+        return column
+
+    def remove_column(self, column: PatternColumn) -> None:
+        if len(self.columns) <= MIN_COLUMNS or column not in self.columns:
+            return
+        self.columns.remove(column)
+        self._column_ids.pop(column, None)
+        column.setParent(None)
+        column.deleteLater()
+        self._update_column_buttons()
+        self._update_comparison()
+
+    def _update_column_buttons(self) -> None:
+        self.add_button.setEnabled(len(self.columns) < MAX_COLUMNS)
+        for column in self.columns:
+            column.remove.setVisible(len(self.columns) > MIN_COLUMNS)
+
+    # Text
+
+    def text(self) -> str:
+        return self.editor.toPlainText()[:MAX_CHARS]
+
+    def set_text(self, text: str) -> None:
+        self.editor.setPlainText(text)
+        self.refresh()
+
+    def _on_session_text_sent(self, pane: str, text: str) -> None:
+        if pane == self.name:
+            self.set_text(text)
+
+    # Running patterns
+
+    def refresh(self) -> None:
+        """Run every column's pattern on the current text (and the tokenizer, if shown)."""
+        self._debounce.stop()
+        for column in self.columns:
+            self._run_column(column)
+        self._start_tokens()
+
+    def _on_column_pattern_edited(self, column: PatternColumn) -> None:
+        if column in self._column_ids:  # not while the column is being built
+            self._run_column(column)
+
+    def _run_column(self, column: PatternColumn) -> None:
+        pattern, text = column.pattern(), self.text()
+        column.set_running()
+        key = f"chunks-pane:{self._column_ids[column]}"
+        job = self._start(f"chunking with {column.title()}", lambda: run_pattern(pattern, text), key)
+        job.finished.connect(lambda run, c=column: self._on_run_finished(c, run))
+        job.failed.connect(lambda message, c=column: self._on_run_finished(
+            c, PatternRun(pattern, text, error=message)))
+
+    def _start(self, name: str, compute: Callable[[], object], key: str) -> Job:
+        """Start a one-value job; keep it alive until its last signal arrives here, on the GUI thread.
+
+        A job whose key was taken over is referenced only by its pool thread; if that reference
+        were the last, the QObject would be destroyed off the GUI thread.
+        """
+        job = self.session.workers.start(name, _work(compute), key=key)
+        self._jobs.add(job)
+        for signal in (job.finished, job.failed, job.cancelled):
+            signal.connect(lambda *_, j=job: self._jobs.discard(j))
+        return job
+
+    def _on_run_finished(self, column: PatternColumn, run: PatternRun) -> None:
+        if column not in self.columns or run.pattern != column.pattern() or run.text != self.text():
+            return  # a newer job is on its way
+        column.set_result(run)
+        self._update_comparison()
+        self._place_tokens(column)
+
+    def _current_runs(self) -> list[tuple[PatternColumn, PatternRun]]:
+        text = self.text()
+        return [(c, c.run) for c in self.columns if c.run is not None and c.run.text == text]
+
+    def _update_comparison(self) -> None:
+        runs = self._current_runs()
+        comparison = compare([run.chunks for _, run in runs]) if len(runs) >= 2 else None
+        names = [c.title() for c, _ in runs]
+        for index, (column, _) in enumerate(runs):
+            column.view.set_comparison(comparison, index, names)
+        counts = " · ".join(f"{c.title()}: <b>{len(r.chunks):,}</b>" for c, r in runs)
+        if comparison is None:
+            self.summary.setText(counts)
+            return
+        differing = len(comparison.all_differing)
+        verdict = ("all patterns cut this text the same way" if not differing else
+                   f"patterns disagree at <b>{differing}</b> boundar{'y' if differing == 1 else 'ies'}")
+        self.summary.setText(f"{counts} &nbsp;—&nbsp; {verdict}")
+
+    # Tokens of the current tokenizer inside the chunks
+
+    def _on_session_tokenizer_changed(self, tokenizer: Tokenizer | None) -> None:
+        self.show_tokens.setEnabled(tokenizer is not None)
+        self.show_tokens.setText(f"Tokens of {tokenizer.name} inside chunks" if tokenizer else
+                                 "Tokens inside chunks (pick a tokenizer)")
+        self.tokens = None
+        self._start_tokens()
+
+    def _start_tokens(self) -> None:
+        tokenizer, text = self.session.tokenizer, self.text()
+        if not self.show_tokens.isChecked() or tokenizer is None:
+            self.tokens = None
+            for column in self.columns:
+                column.view.set_tokens(None)
+            return
+        mode = self.session.special_mode
+        job = self._start(f"encoding with {tokenizer.name}", lambda: (text, tokenizer.encode_tokens(text, mode)),
+                          "chunks-pane:tokens")
+        job.finished.connect(self._on_tokens_finished)
+        job.failed.connect(lambda message: self.summary.setText(f"Tokens: {message}"))
+
+    def _on_tokens_finished(self, result: tuple[str, list[Token]]) -> None:
+        if result[0] != self.text():
+            return
+        self.tokens = result
+        for column in self.columns:
+            self._place_tokens(column)
+
+    def _place_tokens(self, column: PatternColumn) -> None:
+        run = column.run
+        if self.tokens is None or run is None or not self.show_tokens.isChecked() or run.text != self.tokens[0]:
+            column.view.set_tokens(None)
+            return
+        pieces = tokens_by_chunk(run.text, run.chunks, self.tokens[1])
+        column.view.set_tokens(pieces)
+        crossing = crossing_tokens(pieces)
+        column.view.setToolTip(f"{crossing} tokens cross this pattern's chunk boundaries" if crossing else "")
+
+    # Presentation
+
+    def _on_view_hovered(self, source: PatternColumn, start: int, end: int) -> None:
+        for column in self.columns:
+            if column is not source:
+                column.view.set_highlight(start, end)
+
+    def _on_differences_toggled(self, on: bool) -> None:
+        for column in self.columns:
+            column.view.set_show_differences(on)
+
+    def _apply_font(self, font: QFont) -> None:
+        self.editor.setFont(font)
+        for column in self.columns:
+            column.set_text_font(font)
+
+    def _on_session_theme_changed(self, dark: bool) -> None:
+        for column in self.columns:
+            column.set_dark(dark)
+
+    def prepare_screenshot(self, text: str | None = None) -> None:
+        """Show `text` (or the default) with every column computed now, for the screenshot command."""
+        if text:
+            self.editor.blockSignals(True)
+            self.editor.setPlainText(text)
+            self.editor.blockSignals(False)
+        self._debounce.stop()
+        for column in self.columns:
+            column.set_result(run_pattern(column.pattern(), self.text()))
+        self._update_comparison()
+        if self.session.tokenizer is not None:
+            self.show_tokens.setChecked(True)  # the tokens arrive through the workers
+
+
+def _work(compute: Callable[[], object]) -> Callable[[], Generator[None, None, object]]:
+    """A generator function for the workers that computes one value."""
+
+    def work() -> Generator[None, None, object]:
+        return compute()
+        yield  # makes this a generator, as the workers expect
+
+    return work

@@ -1,0 +1,184 @@
+"""The Chunks pane: boxes equal the core's chunks, differences, custom patterns, errors and timeouts."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QTimer
+from pytestqt.qtbot import QtBot
+
+from explorer.core.chunk_diff import compare, tokens_by_chunk
+from explorer.core.formats.own import from_merges
+from explorer.core.pretokenize import Pretokenizer
+from explorer.core.train import train
+from explorer.ui.chunks import create_pane
+from explorer.ui.chunks.column import PatternColumn
+from explorer.ui.chunks.examples import EXAMPLES
+from explorer.ui.chunks.pane import ChunksPane
+from explorer.ui.session import Session
+
+
+@pytest.fixture
+def pane(qtbot: QtBot, session: Session) -> ChunksPane:
+    widget = create_pane(session)
+    qtbot.addWidget(widget)
+    widget.resize(1200, 700)
+    widget.show()
+    return widget
+
+
+def shown(column: PatternColumn) -> list[tuple[str, int, int, str]]:
+    return [(c.text, c.start, c.end, c.label) for c in column.view.chunks]
+
+
+def expected(pattern: str, text: str) -> list[tuple[str, int, int, str]]:
+    return [(c.text, c.start, c.end, c.label) for c in Pretokenizer(pattern).chunks(text)]
+
+
+def settle(qtbot: QtBot, pane: ChunksPane) -> None:
+    text = pane.text()
+    qtbot.waitUntil(lambda: all(c.run is not None and c.run.text == text and c.run.pattern == c.pattern()
+                                for c in pane.columns), timeout=5000)
+
+
+def test_default_columns_show_the_cores_chunks(qtbot: QtBot, pane: ChunksPane) -> None:
+    settle(qtbot, pane)
+    assert [c.pattern() for c in pane.columns] == ["gpt2", "cl100k", "o200k"]
+    text = pane.text()
+    for column in pane.columns:
+        assert shown(column) == expected(column.pattern(), text)
+        assert column.count.text().startswith(f"{len(column.view.chunks)} chunks")
+        # Every character of every chunk is inside one of its boxes, in order.
+        covered = [(b.start, b.end) for b in column.view.boxes]
+        assert covered[0][0] == 0 and covered[-1][1] == len(text)
+        assert all(a[1] == b[0] for a, b in zip(covered, covered[1:]))
+        assert "letters" in column.legend.text()
+
+
+def test_hows_example_highlights_the_differing_boundary(qtbot: QtBot, pane: ChunksPane) -> None:
+    label, text, _ = EXAMPLES[0]
+    button = next(b for b in pane.example_buttons if b.text() == label)
+    button.click()
+    assert pane.text() == text
+    settle(qtbot, pane)
+    gpt2, cl100k = pane.columns[0], pane.columns[1]
+    assert [c.text for c in gpt2.view.chunks[:3]] == ["HOW", "'", "S"]
+    assert [c.text for c in cl100k.view.chunks[:2]] == ["HOW", "'S"]
+    differing = compare([c.view.chunks for c in pane.columns]).all_differing
+    assert 4 in differing  # between ' and S: only GPT-2 cuts there
+    apostrophe = gpt2.view.chunks[1]
+    assert gpt2.view.edges[1] == (True, True) and gpt2.view.differs[1]  # GPT-4o keeps HOW'S whole
+    assert cl100k.view.edges[0] == (False, True) and not cl100k.view.edges[0][0]
+    assert "GPT-4" in gpt2.view.describe(1) and "no boundary there" in gpt2.view.describe(1)
+    assert apostrophe.label == "punctuation"
+    assert "disagree" in pane.summary.text()
+
+
+@pytest.mark.parametrize("index", range(len(EXAMPLES)))
+def test_every_example_runs(qtbot: QtBot, pane: ChunksPane, index: int) -> None:
+    pane.example_buttons[index].click()
+    settle(qtbot, pane)
+    for column in pane.columns:
+        assert shown(column) == expected(column.pattern(), EXAMPLES[index][1])
+
+
+def test_custom_pattern_marks_gaps_live(qtbot: QtBot, pane: ChunksPane) -> None:
+    pane.set_text("ab12cd345")
+    column = pane.columns[2]
+    column.set_pattern(r"\d+")
+    assert column.editor.isVisible()
+    settle(qtbot, pane)
+    assert [(c.text, c.is_gap) for c in column.view.chunks] == [("ab", True), ("12", False), ("cd", True),
+                                                                 ("345", False)]
+    assert [b.tag for b in column.view.boxes] == ["gap", "1", "gap", "1"]
+    assert "gap" in column.legend.text() and "2 gaps" in column.count.text()
+    assert "gap" in column.view.describe(0)
+    column.editor.setText(r"\d")  # typing updates the result
+    qtbot.waitUntil(lambda: column.run is not None and column.run.pattern == r"\d")
+    assert [c.text for c in column.view.chunks if not c.is_gap] == ["1", "2", "3", "4", "5"]
+
+
+def test_invalid_pattern_shows_error_and_keeps_last_view(qtbot: QtBot, pane: ChunksPane) -> None:
+    column = pane.columns[0]
+    column.set_pattern(r"\p{L}+|\s+")
+    settle(qtbot, pane)
+    good = shown(column)
+    column.editor.setText(r"\p{L}+|(\s+")
+    qtbot.waitUntil(column.message.isVisible)
+    assert "Invalid pattern at position 11" in column.message.text()
+    assert "missing )" in column.message.text()
+    assert shown(column) == good and column.view.stale
+    assert "last valid" in column.count.text()
+    column.editor.setText(r"\p{L}+|(\s+)")
+    qtbot.waitUntil(lambda: not column.message.isVisible())
+    assert not column.view.stale
+
+
+def test_slow_pattern_is_stopped_without_freezing(qtbot: QtBot, pane: ChunksPane) -> None:
+    pane.set_text("a" * 200 + "," * 40)
+    settle(qtbot, pane)
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(50)
+    column = pane.columns[1]
+    column.set_pattern(r"(.*?,){11}P")  # catastrophic backtracking
+    qtbot.waitUntil(lambda: "Stopped" in column.message.text(), timeout=10_000)
+    timer.stop()
+    assert column.message.isVisible() and "longer than" in column.message.text()
+    assert len(ticks) >= 15, "the event loop kept running while the pattern was matched"
+    assert shown(column) == expected("cl100k", pane.text())  # the last good view stays
+
+
+def test_text_sent_from_another_pane(qtbot: QtBot, pane: ChunksPane, session: Session) -> None:
+    shown_panes: list[str] = []
+    session.pane_requested.connect(shown_panes.append)
+    session.send_text("chunks", "dog. dog! dog?")
+    assert pane.editor.toPlainText() == "dog. dog! dog?" and shown_panes == ["chunks"]
+    settle(qtbot, pane)
+    assert [c.text for c in pane.columns[0].view.chunks] == ["dog", ".", " dog", "!", " dog", "?"]
+    session.send_text("bytes", "not for this pane")
+    assert pane.editor.toPlainText() == "dog. dog! dog?"
+
+
+def test_columns_can_be_added_and_removed_within_limits(qtbot: QtBot, pane: ChunksPane) -> None:
+    pane.add_button.click()
+    assert len(pane.columns) == 4 and not pane.add_button.isEnabled()
+    assert pane.add_column() is None
+    settle(qtbot, pane)
+    assert shown(pane.columns[3]) == expected(pane.columns[3].pattern(), pane.text())
+    for column in list(pane.columns[:3]):
+        column.remove.click()
+    assert len(pane.columns) == 2 and not pane.columns[0].remove.isVisible()
+
+
+def test_tokens_inside_chunks(qtbot: QtBot, pane: ChunksPane, session: Session) -> None:
+    texts = ["the cat sat on the mat. the cat ate the rat.", "HOW'S it going? how's it going?"]
+    tokenizer = from_merges(list(train(texts, 290, "cl100k")), "cl100k", name="test")
+    session.set_tokenizer(tokenizer, "trained:test")
+    assert pane.show_tokens.isEnabled() and "test" in pane.show_tokens.text()
+    pane.set_text("the cat ate HOW'S")
+    pane.show_tokens.setChecked(True)
+    settle(qtbot, pane)
+    qtbot.waitUntil(lambda: all(c.view.tokens is not None for c in pane.columns))
+    tokens = tokenizer.encode_tokens(pane.text())
+    for column in pane.columns:
+        assert column.view.tokens == tokens_by_chunk(pane.text(), column.view.chunks, tokens)
+    assert "tokens:" in pane.columns[1].view.describe(0)
+    pane.show_tokens.setChecked(False)
+    assert all(c.view.tokens is None for c in pane.columns)
+
+
+def test_zoom_and_theme_follow_the_session(qtbot: QtBot, pane: ChunksPane, session: Session) -> None:
+    settle(qtbot, pane)
+    height = pane.columns[0].view.minimumHeight()
+    session.set_point_size(24)
+    assert pane.columns[0].view.font().pointSize() == 24
+    assert pane.columns[0].view.minimumHeight() > height
+    session.set_dark(True)
+    assert all(c.view.dark for c in pane.columns)
+
+
+def test_prepare_screenshot_computes_now(qtbot: QtBot, pane: ChunksPane) -> None:
+    pane.prepare_screenshot("HOW'S 1234567")
+    assert shown(pane.columns[0]) == expected("gpt2", "HOW'S 1234567")
+    assert "disagree" in pane.summary.text()
