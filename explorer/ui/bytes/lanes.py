@@ -1,0 +1,102 @@
+"""The two decoder lanes as running text: what a chat client would print, token after token.
+
+The naive lane decodes every token alone (U+FFFD wherever a token ends inside a character);
+the buffered lane uses an incremental decoder and shows the bytes it holds back as pending.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+
+from explorer.core.chars import visible
+from explorer.core.streaming import LaneState
+from explorer.core.utf8 import REPLACEMENT
+from explorer.ui.bytes.roles import pending_color, replacement_color
+from explorer.ui.theme import token_color
+
+
+class StreamLanes(QWidget):
+    """Shows a LaneState; `naive_text`, `buffered_text` and `pending` are exactly what is on screen."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.dark = False
+        self.ids: list[int] = []
+        self.state: LaneState | None = None
+        self.expected = ""
+        self.naive_text = ""
+        self.buffered_text = ""
+        self.pending = b""
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setHorizontalSpacing(10)
+        self.naive_title = QLabel("<b>Naive</b><br><small>each token decoded alone</small>")
+        self.buffered_title = QLabel("<b>Buffered</b><br><small>incremental decoder</small>")
+        self.naive = QLabel()
+        self.buffered = QLabel()
+        self.status = QLabel()
+        self.status.setObjectName("streamStatus")
+        for label in (self.naive, self.buffered):
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setMinimumHeight(28)
+        for title in (self.naive_title, self.buffered_title):
+            title.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.naive_title, 0, 0)
+        layout.addWidget(self.naive, 0, 1)
+        layout.addWidget(self.buffered_title, 1, 0)
+        layout.addWidget(self.buffered, 1, 1)
+        layout.addWidget(self.status, 2, 1)
+        layout.setColumnStretch(1, 1)
+
+    def set_text_font(self, font: QFont) -> None:
+        big = QFont(font)
+        big.setPointSizeF(font.pointSizeF() * 1.3)
+        self.naive.setFont(big)
+        self.buffered.setFont(big)
+
+    def set_dark(self, dark: bool) -> None:
+        self.dark = dark
+        if self.state is not None:
+            self.show_state(self.state, self.ids, self.expected)
+
+    def show_state(self, state: LaneState, ids: list[int], expected: str) -> None:
+        """Draw the lanes after `state.shown` tokens; `expected` is the input, for the final check."""
+        self.state, self.ids, self.expected = state, ids, expected
+        self.naive_text, self.buffered_text, self.pending = state.naive, state.buffered, state.pending
+        self.naive.setText(self._parts(state.naive_parts) or self._waiting())
+        buffered = self._parts(state.buffered_parts)
+        if state.pending:
+            color = pending_color(self.dark).name()
+            buffered += (f"<span style='background:{color}'>&nbsp;⏳ {state.pending.hex(' ').upper()}&nbsp;</span>")
+        self.buffered.setText(buffered or self._waiting())
+        done = state.shown == len(ids) and ids
+        if not done:
+            self.status.setText(f"after {state.shown} of {len(ids)} tokens · naive printed "
+                                f"{state.replacements} × U+FFFD" if state.shown else "press Play or Step")
+        elif state.buffered == expected and not state.pending:
+            self.status.setText(f"✓ the buffered text equals the input · the naive one has {state.replacements} × "
+                                "U+FFFD" + (" where tokens cut characters" if state.replacements else ""))
+        else:
+            self.status.setText("✗ the buffered text differs from the input")
+
+    def _waiting(self) -> str:
+        return "<span style='color:gray'>…</span>"
+
+    def _parts(self, parts: tuple[str, ...]) -> str:
+        """One span per token, tinted with its token colour; U+FFFD in bold warning colour."""
+        warning = replacement_color(self.dark).name()
+        out = []
+        for index, part in enumerate(parts):
+            if not part:
+                continue
+            background = token_color(self.ids[index], self.dark).name() if index < len(self.ids) else ""
+            text = html.escape(visible(part)).replace(
+                REPLACEMENT, f"<b style='color:{warning}'>{REPLACEMENT}</b>")
+            out.append(f"<span style='background:{background}'>{text}</span>")
+        return "".join(out)

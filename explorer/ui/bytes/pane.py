@@ -1,0 +1,370 @@
+"""The Bytes pane: every character's UTF-8 bytes and bits, the tokens over them, and a token stream.
+
+Play the tokens one at a time: the naive lane decodes each token alone (U+FFFD where a token
+ends inside a character), the buffered lane holds bytes back until the character completes.
+Texts here are short (a prompt, a sentence), so encoding runs on the GUI thread after a short
+pause in typing; the limit keeps it well under the 50 ms budget.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QPlainTextEdit, QPushButton, QScrollArea, QSlider, QSplitter, QTableView, QToolButton,
+                               QVBoxLayout, QWidget)
+
+from explorer.core.chars import TextCounts, count, describe, tokens_of_chars
+from explorer.core.errors import ExplorerError
+from explorer.core.streaming import StreamReplay
+from explorer.core.tokenizer import Token, Tokenizer, tokens_from_ids
+from explorer.ui.bytes.delegate import BitsDelegate
+from explorer.ui.bytes.examples import DEFAULT_TEXT, ENGLISH_ORDER, EXAMPLES
+from explorer.ui.bytes.lanes import StreamLanes
+from explorer.ui.bytes.model import COL_BITS, CharTableModel
+from explorer.ui.bytes.roles import legend_html
+from explorer.ui.bytes.strip import ByteStrip
+from explorer.ui.pane import Pane
+from explorer.ui.session import Session
+
+MAX_CHARS = 2_000
+DEBOUNCE_MS = 150
+SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)  # tokens per second
+DEFAULT_SPEED = 2
+
+
+class BytesPane(Pane):
+    name = "bytes"
+    title = "Bytes"
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(session, parent)
+        self.tokens: list[Token] = []
+        self.replay = StreamReplay([])
+        self.shown = 0
+        self.using_bytes = True  # no tokenizer (or it failed): one byte per token
+        self.note = ""
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.recompute)
+        self._player = QTimer(self)
+        self._player.timeout.connect(self._on_player_tick)
+        self._build()
+        self._build_shortcuts()
+        self._apply_font(session.font)
+        self._on_session_theme_changed(session.dark)
+        session.text_sent.connect(self._on_session_text_sent)
+        session.tokenizer_changed.connect(lambda _: self.recompute())
+        session.special_mode_changed.connect(lambda _: self.recompute())
+        session.font_changed.connect(self._apply_font)
+        session.theme_changed.connect(self._on_session_theme_changed)
+        self.editor.setPlainText(DEFAULT_TEXT)
+        self.recompute()
+
+    # Building
+
+    def _build(self) -> None:
+        content = QWidget()
+        self.editor = QPlainTextEdit()
+        self.editor.setPlaceholderText("Type or paste text to see its UTF-8 bytes and how tokens cut them")
+        self.editor.setMaximumHeight(64)
+        self.editor.textChanged.connect(self._debounce.start)
+
+        examples = QHBoxLayout()
+        examples.setSpacing(4)
+        examples.addWidget(QLabel("Examples:"))
+        self.example_buttons: list[QToolButton] = []
+        for label, text, hint in EXAMPLES:
+            button = QToolButton()
+            button.setText(label)
+            button.setToolTip(hint)
+            button.clicked.connect(lambda _=False, t=text: self.set_text(t))
+            examples.addWidget(button)
+            self.example_buttons.append(button)
+        examples.addStretch(1)
+        examples.addWidget(QLabel("English reference:"))
+        self.reference = QLineEdit(ENGLISH_ORDER)
+        self.reference.setMinimumWidth(260)
+        self.reference.setToolTip("The cost ratio compares this text's tokens with this sentence's "
+                                  "(seed 004: the same order in English and in Hindi)")
+        self.reference.textChanged.connect(self._debounce.start)
+        examples.addWidget(self.reference, 1)
+
+        self.counts = QLabel()
+        self.counts.setObjectName("byteCounts")
+        self.counts.setTextFormat(Qt.TextFormat.RichText)
+        self.counts.setWordWrap(True)
+
+        self.strip = ByteStrip()
+        self.player = QWidget()  # the stream keys work while focus is anywhere in here
+        player_layout = QVBoxLayout(self.player)
+        player_layout.setContentsMargins(0, 0, 0, 0)
+        player_layout.addLayout(self._build_controls())
+        self.lanes = StreamLanes()
+        player_layout.addWidget(self.lanes)
+        self.strip.token_clicked.connect(lambda index: self.set_shown(index + 1))
+        self.strip.char_clicked.connect(self._on_strip_char_clicked)
+        self.strip_scroll = QScrollArea()
+        self.strip_scroll.setWidgetResizable(True)
+        self.strip_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.strip_scroll.setWidget(self.strip)
+        player_layout.addWidget(self.strip_scroll, 1)
+        self.legend = QLabel()
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        player_layout.addWidget(self.legend)
+
+        self.model = CharTableModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.bits_delegate = BitsDelegate(self.table)
+        self.table.setItemDelegateForColumn(COL_BITS, self.bits_delegate)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)  # the tokens column takes what is left
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _: self.strip.select_char(current.row()))
+
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.editor)
+        top_layout.addLayout(examples)
+        top_layout.addWidget(self.counts)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.player)
+        splitter.addWidget(self.table)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([560, 140])
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(top)
+        layout.addWidget(splitter, 1)
+        self.set_content(content)
+
+    def _build_controls(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+
+        def button(text: str, tip: str, slot: object) -> QPushButton:
+            made = QPushButton(text)
+            made.setToolTip(tip)
+            made.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keep the keys on the stream
+            made.clicked.connect(slot)  # type: ignore[arg-type]
+            row.addWidget(made)
+            return made
+
+        self.reset_button = button("⏮ Reset", "Back to no tokens (Home, F6)", self.reset)
+        self.back_button = button("◀ Back", "One token back (←, F7)", self.back)
+        self.step_button = button("Step ▶", "One more token (→, F9)", self.step)
+        self.play_button = button("▶ Play", "Play the tokens one at a time (Space, F8)", self.toggle_play)
+        self.end_button = button("End ⏭", "All tokens (End)", self.to_end)
+        row.addSpacing(10)
+        row.addWidget(QLabel("Speed:"))
+        self.speed = QSlider(Qt.Orientation.Horizontal)
+        self.speed.setRange(0, len(SPEEDS) - 1)
+        self.speed.setValue(DEFAULT_SPEED)
+        self.speed.setFixedWidth(120)
+        self.speed.setToolTip("Tokens per second (+ / -)")
+        self.speed.valueChanged.connect(self._on_speed_changed)
+        row.addWidget(self.speed)
+        self.speed_label = QLabel()
+        row.addWidget(self.speed_label)
+        row.addSpacing(10)
+        self.position = QLabel()
+        self.position.setObjectName("streamPosition")
+        row.addWidget(self.position)
+        row.addStretch(1)
+        self.show_bits = QCheckBox("Bits")
+        self.show_bits.setChecked(True)
+        self.show_bits.setToolTip("Show every byte's bits, coloured by role")
+        self.show_bits.toggled.connect(self.strip.set_show_bits)
+        row.addWidget(self.show_bits)
+        self._on_speed_changed(self.speed.value())
+        return row
+
+    def _build_shortcuts(self) -> None:
+        local = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        for keys, slot in ((("Space",), self.toggle_play), (("Right",), self.step), (("Left",), self.back),
+                           (("Home",), self.reset), (("End",), self.to_end),
+                           (("+", "="), lambda: self.speed.setValue(self.speed.value() + 1)),
+                           (("-",), lambda: self.speed.setValue(self.speed.value() - 1))):
+            for key in keys:
+                shortcut = QShortcut(QKeySequence(key), self.player)
+                shortcut.setContext(local)
+                shortcut.activated.connect(slot)
+        for key, slot in (("F6", self.reset), ("F7", self.back), ("F8", self.toggle_play), ("F9", self.step)):
+            shortcut = QShortcut(QKeySequence(key), self)
+            shortcut.setContext(local)
+            shortcut.activated.connect(slot)
+
+    # Text and tokens
+
+    def text(self) -> str:
+        return self.editor.toPlainText()[:MAX_CHARS]
+
+    def set_text(self, text: str) -> None:
+        self.editor.setPlainText(text)
+        self.recompute()
+
+    def _on_session_text_sent(self, pane: str, text: str) -> None:
+        if pane == self.name:
+            self.set_text(text)
+
+    def recompute(self) -> None:
+        """Describe the characters, encode, and restart the stream showing every token."""
+        self._debounce.stop()
+        self.stop()
+        text = self.text()
+        safe = text.encode("utf-8", errors="replace").decode("utf-8")  # lone surrogates from a paste
+        chars = describe(safe)
+        self.tokens, self.note, reference = self._encode(safe)
+        self.replay = StreamReplay([t.bytes for t in self.tokens])
+        held = tokens_of_chars(chars, [(t.byte_start, t.byte_end) for t in self.tokens])
+        self.model.set_chars(chars, held, [t.id for t in self.tokens])
+        self.strip.set_data(chars, self.tokens, self.replay.steps)
+        tokenizer = self.session.tokenizer
+        counts = count(safe, None if self.using_bytes else len(self.tokens), reference)
+        self._show_counts(counts, tokenizer, len(self.editor.toPlainText()) > MAX_CHARS)
+        self.set_shown(len(self.replay))
+
+    def _encode(self, text: str) -> tuple[list[Token], str, int | None]:
+        """The tokens to stream, a note for the reader, and the reference sentence's token count."""
+        tokenizer = self.session.tokenizer
+        byte_tokens = tokens_from_ids(list(text.encode("utf-8")), lambda b: bytes([b]))
+        if tokenizer is None:
+            self.using_bytes = True
+            return byte_tokens, "No tokenizer loaded: the stream plays one byte at a time.", None
+        try:
+            tokens = tokenizer.encode_tokens(text, self.session.special_mode)
+            reference = len(tokenizer.encode(self.reference.text(), "plain")) if self.reference.text() else None
+        except ExplorerError as exc:
+            self.using_bytes = True
+            return byte_tokens, f"{tokenizer.name}: {exc} — playing bytes instead.", None
+        if b"".join(t.bytes for t in tokens) != text.encode("utf-8"):
+            self.using_bytes = True
+            return byte_tokens, (f"{tokenizer.name} ({tokenizer.kind}) changes the text before encoding, so its "
+                                 "tokens do not spell these bytes; playing bytes instead."), None
+        self.using_bytes = False
+        return tokens, "", reference
+
+    def _show_counts(self, counts: TextCounts, tokenizer: Tokenizer | None, truncated: bool) -> None:
+        parts = [f"<b>{counts.chars:,}</b> characters", f"<b>{counts.bytes:,}</b> UTF-8 bytes"]
+        if counts.tokens is not None and tokenizer is not None:
+            parts.append(f"<b>{counts.tokens:,}</b> tokens ({tokenizer.name})")
+            if counts.bytes_per_token:
+                parts.append(f"{counts.bytes_per_token:.2f} bytes per token")
+            if counts.cost_ratio is not None:
+                parts.append(f"<b>{counts.cost_ratio:.2f}×</b> the tokens of the English reference "
+                             f"({counts.reference_tokens} tokens)")
+        text = " · ".join(parts)
+        if truncated:
+            text += f" <i>(showing the first {MAX_CHARS:,} characters)</i>"
+        if self.note:
+            text += f"<br><i>{self.note}</i>"
+        self.counts.setText(text)
+
+    # The stream
+
+    def set_shown(self, shown: int) -> None:
+        """Show the stream after `shown` tokens in both lanes and the strip."""
+        self.shown = max(0, min(shown, len(self.replay)))
+        state = self.replay.state(self.shown)
+        self.lanes.show_state(state, [t.id for t in self.tokens], self.replay.final_text)
+        self.strip.set_shown(self.shown)
+        unit = "bytes" if self.using_bytes else "tokens"
+        self.position.setText(f"{self.shown} / {len(self.replay)} {unit}")
+        at_end = self.shown >= len(self.replay)
+        self.step_button.setEnabled(not at_end)
+        self.end_button.setEnabled(not at_end)
+        self.back_button.setEnabled(self.shown > 0)
+        self.reset_button.setEnabled(self.shown > 0)
+        if self.shown > 0:
+            # After the strip's new height has reached the scroll area (a queued layout request).
+            QTimer.singleShot(0, self, lambda: self._scroll_to_token(self.shown - 1))
+
+    def step(self) -> None:
+        self.set_shown(self.shown + 1)
+
+    def back(self) -> None:
+        self.stop()
+        self.set_shown(self.shown - 1)
+
+    def reset(self) -> None:
+        self.stop()
+        self.set_shown(0)
+
+    def to_end(self) -> None:
+        self.stop()
+        self.set_shown(len(self.replay))
+
+    @property
+    def playing(self) -> bool:
+        return self._player.isActive()
+
+    def toggle_play(self) -> None:
+        if self.playing:
+            self.stop()
+            return
+        if self.shown >= len(self.replay):
+            self.set_shown(0)  # play again from the start
+        self._player.start()
+        self.play_button.setText("⏸ Pause")
+        self.strip.setFocus()
+
+    def stop(self) -> None:
+        self._player.stop()
+        self.play_button.setText("▶ Play")
+
+    def _on_player_tick(self) -> None:
+        self.step()
+        if self.shown >= len(self.replay):
+            self.stop()
+
+    def _on_speed_changed(self, value: int) -> None:
+        speed = SPEEDS[max(0, min(value, len(SPEEDS) - 1))]
+        self._player.setInterval(int(1000 / speed))
+        self.speed_label.setText(f"{speed:g} tokens/s")
+
+    def _scroll_to_token(self, index: int) -> None:
+        if index < len(self.tokens) and self.strip.bands:
+            band = self.strip.band_rect(index)
+            self.strip_scroll.ensureVisible(0, int(band.center().y()), 0, int(band.height() / 2) + 4)
+
+    # Selection between strip and table
+
+    def _on_strip_char_clicked(self, row: int) -> None:
+        self.strip.select_char(row)
+        index = self.model.index(row, 0)
+        self.table.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.scrollTo(index)
+
+    # Presentation
+
+    def _apply_font(self, font: QFont) -> None:
+        self.editor.setFont(font)
+        self.strip.setFont(font)
+        self.lanes.set_text_font(font)
+        table_font = QFont(font)
+        table_font.setPointSizeF(max(8.0, font.pointSizeF() * 0.9))
+        self.table.setFont(table_font)
+        self.table.resizeRowsToContents()
+
+    def _on_session_theme_changed(self, dark: bool) -> None:
+        self.strip.set_dark(dark)
+        self.lanes.set_dark(dark)
+        self.bits_delegate.dark = dark
+        self.table.viewport().update()
+        self.legend.setText(legend_html(dark))
+
+    def prepare_screenshot(self, text: str | None = None) -> None:
+        """Show `text` (or the default) mid-stream, at a step where the buffered decoder holds bytes."""
+        if text:
+            self.editor.blockSignals(True)
+            self.editor.setPlainText(text)
+            self.editor.blockSignals(False)
+        self.recompute()
+        self.set_shown(self.replay.interesting_step())
