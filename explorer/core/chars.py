@@ -148,25 +148,49 @@ def payload_bits(data: bytes) -> str:
     return "".join(group.bits for byte in data for group in bit_groups(byte) if group.role == "payload")
 
 
-def visible(text: str) -> str:
-    """`text` with whitespace shown (· space, → tab, ↵ newline), one character for one character."""
-    if text.isalnum():
-        return text
-    return "".join(VISIBLE.get(c, c) if c in VISIBLE or not _is_control(c) else _control_picture(c) for c in text)
-
-
-def _is_control(char: str) -> bool:
-    return unicodedata.category(char) == "Cc"
-
-
-def _control_picture(char: str) -> str:
-    """U+2400 block: ␀ for NUL, ␛ for ESC...; DEL is ␡; other controls a generic box."""
-    code = ord(char)
+def _control_picture(code: int) -> str:
+    """U+2400 block for C0 controls (␀, ␛), ␡ for DEL, a generic box for C1 controls."""
     if code < 0x20:
         return chr(0x2400 + code)
-    if code == 0x7F:
-        return "␡"
-    return "⌧"
+    return "␡" if code == 0x7F else "⌧"
+
+
+# One table for str.translate: every control character (category Cc: U+0000-001F, U+007F-009F)
+# gets a picture, and the whitespace of the house convention its symbol.
+_VISIBLE_TABLE = {code: _control_picture(code) for code in (*range(0x20), *range(0x7F, 0xA0))}
+_VISIBLE_TABLE.update({ord(char): symbol for char, symbol in VISIBLE.items()})
+
+
+def visible(text: str) -> str:
+    """`text` with whitespace shown (· space, → tab, ↵ newline), one character for one character."""
+    return text.translate(_VISIBLE_TABLE)
+
+
+# Characters that print as nothing on their own, by the short names people use for them.
+_INVISIBLE_NAMES = {"\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\ufeff": "BOM",
+                    "\u00ad": "SHY", "\u034f": "CGJ", "\u180e": "MVS"}
+
+
+def glyph(char: str) -> str:
+    """What to draw for one character standing alone: itself, a whitespace symbol, or a short
+    name for an invisible one (ZWJ, VS16, TAG), so every cell of a character table shows something.
+
+    >>> glyph("a"), glyph(" "), glyph("\u200d"), glyph("\ufe0f")
+    ('a', '·', 'ZWJ', 'VS16')
+    """
+    if char in _INVISIBLE_NAMES:
+        return _INVISIBLE_NAMES[char]
+    code = ord(char)
+    if 0xFE00 <= code <= 0xFE0F:
+        return f"VS{code - 0xFE00 + 1}"
+    if 0xE0100 <= code <= 0xE01EF:
+        return f"VS{code - 0xE0100 + 17}"
+    if 0xE0000 <= code <= 0xE007F:
+        return "TAG"
+    shown = visible(char)
+    if shown == char and unicodedata.category(char) in ("Cf", "Zl", "Zp", "Zs") and char != " ":
+        return "⍽"
+    return shown
 
 
 @lru_cache(maxsize=1)
@@ -218,8 +242,14 @@ def scripts_used_with(char: str) -> tuple[str, ...]:
     """
     if script_of(char) not in ("Common", "Inherited"):
         return ()
-    return tuple(name.replace("_", " ") for name, _ in _script_patterns()
-                 if name not in ("Common", "Inherited") and regex.match(rf"\p{{scx={name}}}", char))
+    return tuple(name for name, pattern in _extension_patterns() if pattern.match(char))
+
+
+@lru_cache(maxsize=1)
+def _extension_patterns() -> list[tuple[str, regex.Pattern[str]]]:
+    """One compiled \\p{scx=...} per script (the regex module's own cache is too small for all)."""
+    return [(name.replace("_", " ") if not name.isupper() else name.title(), regex.compile(rf"\p{{scx={name}}}"))
+            for name, _ in _script_patterns() if name not in ("Common", "Inherited")]
 
 
 @dataclass(frozen=True, slots=True)

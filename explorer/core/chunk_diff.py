@@ -8,8 +8,9 @@ and missing in another: those are the differences the Chunks pane highlights.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from bisect import bisect_right
 from dataclasses import dataclass
-from functools import reduce
+from functools import cached_property, reduce
 
 from explorer.core.errors import PatternError, PatternTimeoutError
 from explorer.core.pretokenize import Chunk, Pretokenizer
@@ -21,33 +22,42 @@ def boundaries(chunks: Sequence[Chunk]) -> frozenset[int]:
     return frozenset(c.start for c in chunks) | frozenset(c.end for c in chunks)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Comparison:
     """Boundaries of each pattern, and the ones that not every pattern has."""
 
     boundaries: tuple[frozenset[int], ...]
     shared: frozenset[int]  # boundaries every pattern has
 
+    @cached_property
+    def _differing(self) -> tuple[frozenset[int], ...]:
+        return tuple(own - self.shared for own in self.boundaries)
+
+    @cached_property
+    def _union(self) -> list[int]:
+        """Every boundary of any pattern, sorted (to ask "is there one inside this span?")."""
+        return sorted(reduce(frozenset.union, self.boundaries, frozenset()))
+
     def differing(self, pattern: int) -> frozenset[int]:
         """Boundaries of `pattern` that some other pattern lacks."""
-        return self.boundaries[pattern] - self.shared
+        return self._differing[pattern]
 
     @property
     def all_differing(self) -> frozenset[int]:
         """Offsets where the patterns disagree: a boundary in some but not all."""
-        union = reduce(frozenset.union, self.boundaries, frozenset())
-        return union - self.shared
+        return frozenset(self._union) - self.shared
 
     def edges(self, pattern: int, chunk: Chunk) -> tuple[bool, bool]:
         """Whether the chunk's start and end are boundaries other patterns do not have."""
-        differing = self.differing(pattern)
+        differing = self._differing[pattern]
         return chunk.start in differing, chunk.end in differing
 
     def same_chunk_everywhere(self, pattern: int, chunk: Chunk) -> bool:
         """True if every pattern has this exact chunk: both ends shared and nothing cuts it inside."""
         if chunk.start not in self.shared or chunk.end not in self.shared:
             return False
-        return not any(chunk.start < b < chunk.end for other in self.boundaries for b in other)
+        inside = bisect_right(self._union, chunk.start)
+        return inside >= len(self._union) or self._union[inside] >= chunk.end
 
 
 def compare(chunk_lists: Sequence[Sequence[Chunk]]) -> Comparison:

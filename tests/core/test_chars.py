@@ -84,3 +84,9 @@ def test_hard_cases_describe_without_error() -> None:
     for text in HARD_CASES:
         assert len(describe(text)) == len(text)
         assert all(info.name and info.script for info in describe(text[:50]))
+
+
+def test_glyph_names_invisible_characters() -> None:
+    from explorer.core.chars import glyph
+
+    assert [glyph(c) for c in "a \u200d\ufe0f\U000e0067\u2028"] == ["a", "·", "ZWJ", "VS16", "TAG", "⍽"]
