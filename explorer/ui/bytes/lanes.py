@@ -15,8 +15,9 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 from explorer.core.chars import visible
 from explorer.core.streaming import LaneState
 from explorer.core.utf8 import REPLACEMENT
-from explorer.ui.bytes.roles import pending_color, replacement_color
-from explorer.ui.theme import token_color
+from explorer.ui.bytes.roles import pending_color, replacement_color, token_color_name
+
+MAX_PARTS = 300  # tokens shown in a lane; earlier ones fold into "…" (rich text grows slow beyond)
 
 
 class StreamLanes(QWidget):
@@ -91,11 +92,13 @@ class StreamLanes(QWidget):
     def _parts(self, parts: tuple[str, ...]) -> str:
         """One span per token, tinted with its token colour; U+FFFD in bold warning colour."""
         warning = replacement_color(self.dark).name()
-        out = []
-        for index, part in enumerate(parts):
+        first = max(0, len(parts) - MAX_PARTS)
+        out = ["<span style='color:gray'>…</span>"] if first else []
+        for index in range(first, len(parts)):
+            part = parts[index]
             if not part:
                 continue
-            background = token_color(self.ids[index], self.dark).name() if index < len(self.ids) else ""
+            background = token_color_name(self.ids[index], self.dark) if index < len(self.ids) else ""
             text = html.escape(visible(part)).replace(
                 REPLACEMENT, f"<b style='color:{warning}'>{REPLACEMENT}</b>")
             out.append(f"<span style='background:{background}'>{text}</span>")

@@ -124,6 +124,7 @@ class BytesPane(Pane):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setResizeContentsPrecision(100)  # measure 100 rows, not all
         self.table.horizontalHeader().setStretchLastSection(True)  # the tokens column takes what is left
         self.table.selectionModel().currentRowChanged.connect(lambda current, _: self.strip.select_char(current.row()))
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from PySide6.QtGui import QColor
+
+from explorer.ui.theme import token_color
 
 # (light, dark) per role; payload bits use the normal text colour.
 _ROLE_COLORS = {
@@ -45,3 +49,9 @@ def legend_html(dark: bool) -> str:
         parts.append(f"<b style='color:{color.name() if color else ''}'>{bits}</b> {meaning}")
     parts.append("<span>plain bits: the payload, which spells the code point</span>")
     return " &nbsp;·&nbsp; ".join(parts)
+
+
+@lru_cache(maxsize=8192)
+def token_color_name(token_id: int, dark: bool) -> str:
+    """The theme's token colour as '#rrggbb', cached: a stream repaints every token on every step."""
+    return token_color(token_id, dark).name()

@@ -18,11 +18,10 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from explorer.core.chars import CharInfo, visible
+from explorer.core.chars import CharInfo, glyph, visible
 from explorer.core.tokenizer import Token
 from explorer.core.utf8 import REPLACEMENT, StreamStep, byte_role
-from explorer.ui.bytes.roles import pending_color, replacement_color, role_color
-from explorer.ui.theme import token_color
+from explorer.ui.bytes.roles import pending_color, replacement_color, role_color, token_color_name
 
 MARGIN, GUTTER, CELL_PAD, BAND_GAP = 6.0, 78.0, 4.0, 14.0
 ROWS = ("char", "code point", "UTF-8", "bits", "token", "naive", "buffered")
@@ -137,14 +136,14 @@ class ByteStrip(QWidget):
             return
         self._laid_out_width = width
         cell = self._cell_width()
-        glyph = QFontMetricsF(self.glyph_font)
+        metrics = QFontMetricsF(self.glyph_font)
         usable = max(GUTTER + cell * 4, width - MARGIN)
         self.bands, self.byte_x, self.byte_band, self.char_x = [], [], [], []
         x, top, first = GUTTER, MARGIN, 0
         band_height = self.band_height
         for index, info in enumerate(self.chars):
             size = len(info.data)
-            group = max(size * cell, glyph.horizontalAdvance(visible(info.char)) + 10)
+            group = max(size * cell, metrics.horizontalAdvance(glyph(info.char)) + 10)
             if x + group > usable and index > first:
                 self.bands.append(_Band(top, first, index))
                 x, top, first = GUTTER, top + band_height + BAND_GAP, index
@@ -226,8 +225,8 @@ class ByteStrip(QWidget):
             painter.fillRect(QRectF(left, tops[0], right - left, group_bottom - tops[0]),
                              self.palette().color(QPalette.ColorRole.Highlight).lighter(170) if not self.dark
                              else self.palette().color(QPalette.ColorRole.Highlight).darker(200))
-        shown = visible(info.char)
-        painter.setFont(self.glyph_font)
+        shown = glyph(info.char)
+        painter.setFont(self.glyph_font if len(shown) == 1 else self.bold_small)
         painter.setPen(self._muted() if shown != info.char else self._text())
         painter.drawText(QRectF(left, tops[0], right - left, heights[0]), Qt.AlignmentFlag.AlignCenter, shown)
         painter.setFont(self.small_font)
@@ -272,14 +271,20 @@ class ByteStrip(QWidget):
         heights = self._row_heights()
         token_top, token_height = tops[4] + 2, heights[4] - 4
         cut_pen = QPen(replacement_color(self.dark), 2.0, Qt.PenStyle.DashLine)
-        for index, token in enumerate(self.tokens):
+        first_char, last_char = self.bands[band].first_char, self.bands[band].last_char - 1
+        if not self._token_of_byte or last_char < first_char:
+            return
+        first_token = self._token_of_byte[self.chars[first_char].byte_start]
+        last_token = self._token_of_byte[self.chars[last_char].byte_end - 1]
+        for index in range(first_token, last_token + 1):
+            token = self.tokens[index]
             span = self._byte_span_x(token.byte_start, token.byte_end, band)
             if span is None:
                 continue
             left, right = span
             rect = QRectF(left + 1.5, token_top, right - left - 3, token_height)
             played = index < self.shown
-            color = QColor(token_color(token.id, self.dark))
+            color = QColor(token_color_name(token.id, self.dark))
             if not played:
                 color.setAlphaF(0.35)
             painter.setPen(QPen(self._muted(), 0.8))

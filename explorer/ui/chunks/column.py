@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QScrollArea, QToolButton,
                                QVBoxLayout, QWidget)
 
@@ -33,7 +33,10 @@ class PatternColumn(QFrame):
             self.combo.addItem(PATTERN_DESCRIPTIONS.get(name, name), name)
         self.combo.addItem("Custom pattern…", CUSTOM)
         self.combo.setToolTip("The pre-tokenizer pattern of this column")
+        self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setMinimumContentsLength(8)
         self.count = QLabel()
+        self.count.setMinimumWidth(self.count.fontMetrics().horizontalAdvance("00,000 chunks, 00 gaps"))
         self.count.setObjectName("chunkCount")
         self.count.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.remove = QToolButton()
@@ -62,6 +65,8 @@ class PatternColumn(QFrame):
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Always there, so a longer text never narrows the view and lays the boxes out twice.
+        self.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.scroll.setWidget(self.view)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.legend = QLabel()
@@ -166,6 +171,18 @@ class PatternColumn(QFrame):
             entries.append("<span style='color:#b00020'>▨&nbsp;gap</span>&nbsp;not matched")
         entries.append(f"<span style='color:{accent(self.dark).name()}'>▌</span>&nbsp;boundary other patterns lack")
         self.legend.setText("&nbsp;&nbsp; ".join(entries))
+        self._fit_legend()
+
+    def _fit_legend(self) -> None:
+        """Word-wrapped labels ask for too little height in a layout: reserve what the width needs."""
+        width = self.legend.width() if self.legend.width() > 50 else self.width() - 12
+        height = self.legend.heightForWidth(max(50, width))
+        if height > 0:
+            self.legend.setMinimumHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._fit_legend()
 
     # Presentation
 

@@ -29,9 +29,18 @@ TOKEN_BAR = 4.0  # height of the token bars under the text
 ACCENT_LIGHT, ACCENT_DARK = QColor("#c2185b"), QColor("#ff6eb4")
 
 
+def _mix(color: QColor, other: QColor, amount: float) -> QColor:
+    """`color` moved `amount` of the way towards `other`."""
+    return QColor(*(round(a + (b - a) * amount) for a, b in ((color.red(), other.red()),
+                                                             (color.green(), other.green()),
+                                                             (color.blue(), other.blue()))))
+
+
 def alternative_colors(dark: bool) -> list[QColor]:
-    """Fill colours for the alternatives: Okabe-Ito, paler than token colours so bars stand out."""
-    return [QColor(c).darker(300) if dark else QColor(c).lighter(185) for c in OKABE_ITO]
+    """Fill colours for the alternatives: Okabe-Ito mixed towards the background, so every hue
+    stays distinct (lighter() turns the pale ones white) and the text on it stays readable."""
+    background = QColor("#17181a") if dark else QColor("#ffffff")
+    return [_mix(QColor(c), background, 0.58 if dark else 0.6) for c in OKABE_ITO]
 
 
 def alternative_color(alternative: int, dark: bool) -> QColor:
@@ -158,25 +167,34 @@ class ChunkView(QWidget):
         self._laid_out_width = width
         self._layouts.clear()
         metrics, small = QFontMetricsF(self.font()), QFontMetricsF(self._small)
+        tag_widths: dict[str, float] = {}
+        widths: dict[str, float] = {}  # most chunks repeat (" the"): measure each text once
+
+        def advance(text: str) -> float:
+            width = widths.get(text)
+            if width is None:
+                width = widths[text] = metrics.horizontalAdvance(text)
+            return width
+
         line_height = self._line_height
         usable = max(40.0, width - 2 * GAP_X)
         boxes: list[Box] = []
         x, y = GAP_X, GAP_Y
         for index, chunk in enumerate(self.chunks):
             tag = "gap" if chunk.is_gap else str(chunk.alternative + 1)
-            tag_width = small.horizontalAdvance(tag) + 3
+            tag_width = tag_widths.get(tag) or tag_widths.setdefault(tag, small.horizontalAdvance(tag) + 3)
             for part_start, part_end in _newline_parts(chunk):
                 position = part_start
                 while position < part_end:
                     last_part = part_end == chunk.end
                     shown = visible(self.text[position:part_end])
-                    needed = metrics.horizontalAdvance(shown) + 2 * PAD_X + (tag_width if last_part else 0)
+                    needed = advance(shown) + 2 * PAD_X + (tag_width if last_part else 0)
                     if x + needed > usable and x > GAP_X:  # start a new line before splitting the chunk
                         x, y = GAP_X, y + line_height + GAP_Y
                     end = part_end
                     if x + needed > usable:  # still too wide: cut the chunk at the line's end
                         end = _fit(self.text, position, part_end, usable - x - 2 * PAD_X - tag_width, metrics)
-                        needed = metrics.horizontalAdvance(visible(self.text[position:end])) + 2 * PAD_X
+                        needed = advance(visible(self.text[position:end])) + 2 * PAD_X
                         needed += tag_width if end == chunk.end else 0
                     is_last = end == chunk.end
                     rect = QRectF(x, y, needed, line_height)
