@@ -48,6 +48,7 @@ class Session(QObject):
         self.corpus: Any = None
         self.training: Any = None
         self.special_mode: SpecialMode = "disallowed"
+        self.sent_text: dict[str, str] = {}  # pane name -> the text last sent there (for a pane built later)
         self.point_size = self.settings.font_size or BASE_POINT_SIZE
         self.dark = False
 
@@ -133,7 +134,11 @@ class Session(QObject):
         self.pane_requested.emit("merges")
 
     def send_text(self, pane: str, text: str) -> None:
-        """Carry `text` to another pane (Chunks, Bytes) and show it."""
+        """Carry `text` to another pane (Chunks, Bytes) and show it.
+
+        Panes are built lazily: one built after this call finds the text in `sent_text`.
+        """
+        self.sent_text[pane] = text
         self.text_sent.emit(pane, text)
         self.pane_requested.emit(pane)
 
