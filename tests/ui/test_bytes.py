@@ -206,3 +206,20 @@ def test_zoom_and_theme(pane: BytesPane, session: Session) -> None:
     assert pane.strip.dark and pane.lanes.dark and pane.bits_delegate.dark
     pane.show_bits.setChecked(False)
     assert not pane.strip.show_bits
+
+
+def test_main_window_carries_text_to_both_panes(qtbot: QtBot, session: Session) -> None:
+    from explorer.ui.main_window import MainWindow
+
+    window = MainWindow(session, first_pane="tokens")
+    qtbot.addWidget(window)
+    window.show()
+    assert "bytes" not in window.panes  # built lazily: the text must still arrive
+    session.send_text("bytes", "न 🎂")
+    assert window.tabs.tabText(window.tabs.currentIndex()) == "Bytes"
+    assert isinstance(window.panes["bytes"], BytesPane)
+    assert window.panes["bytes"].model.rowCount() == 3
+    session.send_text("chunks", "HOW'S")
+    chunks = window.panes["chunks"]
+    assert window.tabs.tabText(window.tabs.currentIndex()) == "Chunks"
+    qtbot.waitUntil(lambda: [c.text for c in chunks.columns[0].view.chunks] == ["HOW", "'", "S"], timeout=5000)

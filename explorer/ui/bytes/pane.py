@@ -59,7 +59,8 @@ class BytesPane(Pane):
         session.special_mode_changed.connect(lambda _: self.recompute())
         session.font_changed.connect(self._apply_font)
         session.theme_changed.connect(self._on_session_theme_changed)
-        self.editor.setPlainText(DEFAULT_TEXT)
+        # Text sent here before this pane was built (panes are built lazily) wins over the example.
+        self.editor.setPlainText(session.sent_text.get(self.name, DEFAULT_TEXT))
         self.recompute()
 
     # Building

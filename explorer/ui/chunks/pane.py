@@ -53,7 +53,8 @@ class ChunksPane(Pane):
         session.special_mode_changed.connect(lambda _: self._start_tokens())
         session.font_changed.connect(self._apply_font)
         session.theme_changed.connect(self._on_session_theme_changed)
-        self.editor.setPlainText(DEFAULT_TEXT)
+        # Text sent here before this pane was built (panes are built lazily) wins over the example.
+        self.editor.setPlainText(session.sent_text.get(self.name, DEFAULT_TEXT))
         self.refresh()
 
     def _build(self) -> None:
