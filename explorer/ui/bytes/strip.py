@@ -23,7 +23,7 @@ from explorer.core.tokenizer import Token
 from explorer.core.utf8 import REPLACEMENT, StreamStep, byte_role
 from explorer.ui.bytes.roles import pending_color, replacement_color, role_color, token_color_name
 
-MARGIN, GUTTER, CELL_PAD, BAND_GAP = 6.0, 78.0, 4.0, 14.0
+MARGIN, CELL_PAD, BAND_GAP = 6.0, 4.0, 14.0
 ROWS = ("char", "code point", "UTF-8", "bits", "token", "naive", "buffered")
 ROLE_NAMES = {"ascii": "one-byte character", "lead2": "lead byte of 2", "lead3": "lead byte of 3",
               "lead4": "lead byte of 4", "continuation": "continuation byte", "invalid": "not valid UTF-8"}
@@ -102,6 +102,8 @@ class ByteStrip(QWidget):
         self.small_font.setPointSizeF(max(6.5, size * 0.78))
         self.bold_small = QFont(self.small_font)
         self.bold_small.setBold(True)
+        small = QFontMetricsF(self.small_font)
+        self.gutter = max(small.horizontalAdvance(name) for name in ROWS) + 14  # row names, whatever the zoom
 
     # Geometry
 
@@ -137,16 +139,16 @@ class ByteStrip(QWidget):
         self._laid_out_width = width
         cell = self._cell_width()
         metrics = QFontMetricsF(self.glyph_font)
-        usable = max(GUTTER + cell * 4, width - MARGIN)
+        usable = max(self.gutter + cell * 4, width - MARGIN)
         self.bands, self.byte_x, self.byte_band, self.char_x = [], [], [], []
-        x, top, first = GUTTER, MARGIN, 0
+        x, top, first = self.gutter, MARGIN, 0
         band_height = self.band_height
         for index, info in enumerate(self.chars):
             size = len(info.data)
             group = max(size * cell, metrics.horizontalAdvance(glyph(info.char)) + 10)
             if x + group > usable and index > first:
                 self.bands.append(_Band(top, first, index))
-                x, top, first = GUTTER, top + band_height + BAND_GAP, index
+                x, top, first = self.gutter, top + band_height + BAND_GAP, index
             self.char_x.append((x, x + group))
             for k in range(size):
                 self.byte_x.append(x + k * group / size)
@@ -213,7 +215,7 @@ class ByteStrip(QWidget):
         heights = self._row_heights()
         for name, top, height in zip(ROWS, tops, heights):
             if height:
-                painter.drawText(QRectF(2, top, GUTTER - 8, height),
+                painter.drawText(QRectF(2, top, self.gutter - 8, height),
                                  Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, name)
 
     def _paint_char(self, painter: QPainter, index: int, tops: list[float]) -> None:

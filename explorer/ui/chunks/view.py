@@ -393,7 +393,8 @@ class ChunkView(QWidget):
         shown = html.escape(visible(chunk.text[:200]) + ("…" if len(chunk.text) > 200 else ""))
         size = len(chunk.text.encode("utf-8", errors="surrogatepass"))
         lines = [f"<b style='font-size:large'>{shown}</b>",
-                 f"characters {chunk.start}–{chunk.end} ({len(chunk.text)} characters, {size} bytes)"]
+                 f"characters {chunk.start}–{chunk.end} ({_plural(len(chunk.text), 'character')}, "
+                 f"{_plural(size, 'byte')})"]
         if chunk.is_gap:
             lines.append("<b>gap</b>: the custom pattern matched none of this text; a real tokenizer would "
                          "still keep it as its own piece")
@@ -412,6 +413,10 @@ class ChunkView(QWidget):
             if any(p.crosses_start or p.crosses_end for p in self.tokens[index]):
                 lines.append("a token crosses this chunk's edge: the tokenizer uses another pattern")
         return "<br>".join(lines)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _newline_parts(chunk: Chunk) -> list[tuple[int, int]]:
