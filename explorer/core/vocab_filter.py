@@ -45,6 +45,7 @@ FLAG_HELP = {
 }
 NO_VALUE = -1  # rank, parents, counts of rows that have none
 _STEP = 2000  # rows per progress record: a few milliseconds of work between yields
+_CACHED_MASKS = 16
 
 SortKey = Literal["id", "token", "length", "rank", "left", "right", "count", "seen", "script", "flags"]
 
@@ -131,6 +132,7 @@ class VocabTable:
         self.audited = False  # flags from explorer.core.audit are in
         self._orders: dict[str, np.ndarray] = {}
         self._regex: RegexIndex | None = None
+        self._text_masks: dict[tuple[str, str], np.ndarray] = {}  # recent text/regex results over all rows
 
     # Columns filled in stages
 
@@ -244,6 +246,9 @@ class VocabTable:
             return mask
         if query.mode == "id":
             return mask & self._id_mask(text)
+        cached = self._text_masks.get((query.mode, text))
+        if cached is not None:  # the same text with other filters changed: no second search
+            return mask & cached
         candidates = np.flatnonzero(mask)
         few = len(candidates) < self.rows // 4
         if query.mode == "regex":
@@ -263,6 +268,10 @@ class VocabTable:
                 hits = list(compress(range(self.rows), map(operator.contains, self.folded, repeat(needle))))
         result = np.zeros(self.rows, dtype=bool)
         result[hits] = True
+        if not few:  # searched every row: worth keeping
+            if len(self._text_masks) >= _CACHED_MASKS:
+                del self._text_masks[next(iter(self._text_masks))]
+            self._text_masks[query.mode, text] = result
         return mask & result
 
     def _regex_index(self) -> RegexIndex:

@@ -84,6 +84,14 @@ def test_regex_filter_equals_searching_each_row(table: VocabTable) -> None:
         assert np.flatnonzero(table.matches(VocabQuery(text=pattern, mode="regex"))).tolist() == expected, pattern
 
 
+def test_a_repeated_text_filter_reuses_its_result(table: VocabTable) -> None:
+    query = VocabQuery(text=r"t$", mode="regex")
+    alone = table.matches(query)
+    assert ("regex", r"t$") in table._text_masks
+    combined = table.matches(VocabQuery(text=r"t$", mode="regex", min_length=3))
+    assert (combined == (alone & (table.length >= 3))).all()
+
+
 def test_regex_index_handles_rows_with_newlines() -> None:
     index = RegexIndex(["ab", "a\nb", "b", "", "ab\n"])
     assert index.rows_matching(regex.compile(r"^b")) == [2]  # per row, as search() on each
