@@ -136,18 +136,18 @@ def test_selecting_a_token_draws_its_tree_down_to_the_bytes(qtbot: QtBot, sessio
     token = trained.encode(" ingredients")[0]
     pane.table_view.selectRow(pane.model.row_of_token(token))
     assert pane.current == token
-    tree = pane.tree_view.tree
+    tree = pane.token_panel.tree_view.tree
     assert tree is not None and tree.root.token_id == token
     for node in tree.nodes:
         pair = trained.forest.parents(node.token_id)
         assert tuple(tree.nodes[i].token_id for i in node.children) == (pair or ())
     assert b"".join(trained.token_bytes(n.token_id) for n in tree.leaves()) == b" ingredients"
-    assert len(pane.tree_view.nodes) == len(tree.nodes)
-    assert pane.children_model.children == trained.forest.children(token)
+    assert len(pane.token_panel.tree_view.nodes) == len(tree.nodes)
+    assert pane.token_panel.children_model.children == trained.forest.children(token)
 
 
 def click_node(qtbot: QtBot, pane: MergesPane, node: NodeItem) -> None:
-    view = pane.tree_view
+    view = pane.token_panel.tree_view
     view.centerOn(node)
     point = view.mapFromScene(node.sceneBoundingRect().center())
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
@@ -158,31 +158,31 @@ def test_click_a_node_then_go_back_and_forward(qtbot: QtBot, session: Session, t
     token = trained.encode(" ingredients")[0]
     pane.navigate(token)
     left, right = trained.forest.parents(token)  # type: ignore[misc]
-    node = next(n for n in pane.tree_view.nodes if n.token_id == left)
+    node = next(n for n in pane.token_panel.tree_view.nodes if n.token_id == left)
     click_node(qtbot, pane, node)
     assert pane.current == left
-    assert pane.tree_view.tree is not None and pane.tree_view.tree.root.token_id == left
+    assert pane.token_panel.tree_view.tree is not None and pane.token_panel.tree_view.tree.root.token_id == left
     assert pane.model.index(pane.table_view.currentIndex().row(), 0).data(TOKEN_ID_ROLE) == left
     # "Used by" of the left parent lists the token we came from; clicking it goes there.
-    row = pane.children_model.children.index(token)
-    pane.children_view.clicked.emit(pane.children_model.index(row))
+    row = pane.token_panel.children_model.children.index(token)
+    pane.token_panel.children_view.clicked.emit(pane.token_panel.children_model.index(row))
     assert pane.current == token
-    pane.tree_view.setFocus()
-    qtbot.keyClick(pane.tree_view, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    pane.token_panel.tree_view.setFocus()
+    qtbot.keyClick(pane.token_panel.tree_view, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     assert pane.current == left
-    qtbot.keyClick(pane.tree_view, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    qtbot.keyClick(pane.token_panel.tree_view, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     assert pane.current == token
-    assert not pane.back_button.isEnabled() or pane.history.can_go_back
-    qtbot.keyClick(pane.tree_view, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
+    assert not pane.token_panel.back_button.isEnabled() or pane.history.can_go_back
+    qtbot.keyClick(pane.token_panel.tree_view, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
     assert pane.current == left
-    pane.forward_button.click()
+    pane.token_panel.forward_button.click()
     assert pane.current == token
 
 
 def test_tree_zooms_with_keys_and_wheel_and_fits(qtbot: QtBot, session: Session, trained: BPE) -> None:
     pane = open_pane(qtbot, session, trained)
     pane.navigate(trained.encode(" ingredients")[0])
-    view = pane.tree_view
+    view = pane.token_panel.tree_view
     view.setFocus()
     before = view.scale_factor
     qtbot.keyClick(view, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier)
@@ -199,7 +199,7 @@ def test_token_requested_from_another_pane(qtbot: QtBot, session: Session, train
     token = trained.encode(" cat")[0]
     session.show_token(token)
     assert pane.current == token
-    assert pane.tree_view.tree is not None and pane.tree_view.tree.root.token_id == token
+    assert pane.token_panel.tree_view.tree is not None and pane.token_panel.tree_view.tree.root.token_id == token
 
 
 def test_token_requested_before_the_table_is_ready(qtbot: QtBot, session: Session, trained: BPE) -> None:
@@ -250,7 +250,7 @@ def test_audit_flags_are_columns_and_filters_with_counts(qtbot: QtBot, session: 
     assert visible_ids(pane) == [258]
     assert pane.model.index(0, COLUMN_INDEX["Unreachable"]).data() == "\u2713"
     pane.navigate(258)
-    assert "Unreachable" in pane.info_label.text() and "ab" in pane.info_label.text()
+    assert "Unreachable" in pane.token_panel.info_label.text() and "ab" in pane.token_panel.info_label.text()
 
 
 def test_corpus_counts_give_seen_never_seen_and_rare(qtbot: QtBot, session: Session, trained: BPE) -> None:
@@ -319,11 +319,11 @@ def test_a_tokenizer_without_merges_lists_its_vocabulary_and_says_why(qtbot: QtB
     pane = open_pane(qtbot, session, NoMerges())
     assert visible_ids(pane) == [0, 1, 2, 3]
     assert pane.model.index(2, 1).data() == "##ing"
-    assert "not from merges" in pane.tree_message.text()
-    assert pane.tree_stack.currentWidget() is pane.tree_message
+    assert "not from merges" in pane.token_panel.tree_message.text()
+    assert pane.token_panel.tree_stack.currentWidget() is pane.token_panel.tree_message
     assert pane.table_view.isColumnHidden(COLUMN_INDEX["Rank"])
     pane.navigate(3)
-    assert pane.current == 3 and pane.tree_view.tree is None
+    assert pane.current == 3 and pane.token_panel.tree_view.tree is None
 
 
 def test_bundled_gpt2_with_recovered_merges(qtbot: QtBot, session: Session, tmp_path: Path,
@@ -337,7 +337,7 @@ def test_bundled_gpt2_with_recovered_merges(qtbot: QtBot, session: Session, tmp_
     token = gpt2.encode(" SolidGoldMagikarp")
     assert len(token) == 1
     pane.navigate(token[0])
-    tree = pane.tree_view.tree
+    tree = pane.token_panel.tree_view.tree
     assert tree is not None
     assert b"".join(gpt2.token_bytes(n.token_id) for n in tree.leaves()) == b" SolidGoldMagikarp"
     assert all(len(gpt2.token_bytes(n.token_id)) == 1 for n in tree.leaves())

@@ -1,0 +1,247 @@
+"""Loading a vocabulary for the Merges pane, in stages, off the GUI thread.
+
+1. the table: every token's bytes, shown text and script (`table_ready`);
+2. the merge forest, recovered from a tiktoken encoding's ranks the first time (`forest_ready`);
+3. merge rank and parents of every row, then 4. the audit, then 5. corpus counts when a corpus
+   is loaded (each ends with `columns_changed`).
+
+One stage at a time: pure-Python workers share the interpreter lock with the GUI thread, so
+running them side by side would only make the window stutter more.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from explorer.core.audit import Audit, audit_vocabulary
+from explorer.core.merges import MergeForest
+from explorer.core.occurrences import corpus_texts, count_occurrences
+from explorer.core.tokenizer import Tokenizer
+from explorer.core.vocab_filter import IMPOSSIBLE, SPECIAL, UNDECODABLE, UNREACHABLE, VocabTable, build_table
+from explorer.ui.workers import Job, Workers
+
+KEY = "merges:"  # worker keys: a new tokenizer cancels the old jobs
+PAINT_FIRST_MS = 150  # let the table paint before the next stage competes for the lock
+
+
+class VocabLoader(QObject):
+    table_ready = Signal(object)  # VocabTable
+    forest_ready = Signal(object, float)  # MergeForest or None, seconds the forest took
+    columns_changed = Signal()  # merges, audit flags or corpus counts are now in the table
+    progress = Signal(str, object)  # what runs, fraction done or None (busy)
+    idle = Signal()  # nothing left to do
+    failed = Signal(str, str)  # what failed, a message for a person
+
+    def __init__(self, workers: Workers, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.workers = workers
+        self.tokenizer: Tokenizer | None = None
+        self.table: VocabTable | None = None
+        self.forest: MergeForest | None = None
+        self.audit: Audit | None = None
+        self.forest_seconds: float | None = None
+        self.corpus: object = None
+        self.rare_below = 10
+        self.jobs: dict[str, Job] = {}
+        self._queued = False
+
+    @property
+    def busy(self) -> bool:
+        """Still reading, recovering, auditing or counting in the background."""
+        return bool(self.jobs) or self._queued
+
+    def load(self, tokenizer: Tokenizer, corpus: object = None) -> None:
+        self.cancel()
+        self.tokenizer, self.table, self.forest, self.audit = tokenizer, None, None, None
+        self.forest_seconds, self.corpus = None, corpus
+        self._start("table", f"reading {tokenizer.name}'s vocabulary", lambda: build_table(tokenizer),
+                    lambda table: self._on_table_done(tokenizer, table))
+
+    def cancel(self) -> None:
+        for job in self.jobs.values():
+            job.cancel()
+        self.jobs.clear()
+        self._queued = False
+
+    def count_corpus(self, corpus: object) -> None:
+        """Count how often each token occurs in `corpus` (None: forget the counts)."""
+        self.corpus = corpus
+        if self.audit is not None:  # else the last stage will count it
+            self._start_counting()
+
+    def set_rare_below(self, value: int) -> None:
+        self.rare_below = value
+        if self.table is not None and self.table.seen is not None:
+            self.table.apply_rare_threshold(value)
+            self.columns_changed.emit()
+
+    def finish_now(self) -> None:
+        """Run every stage to the end on this thread (for the screenshot command)."""
+        tokenizer = self.tokenizer
+        if tokenizer is None:
+            return
+        self.cancel()
+        if self.table is None:
+            self.table = _drain(build_table(tokenizer))
+            self.table_ready.emit(self.table)
+            self.cancel()
+        if self.forest_seconds is None:
+            self._on_forest_done(tokenizer, _ready_forest(tokenizer), 0.0)
+            self.cancel()
+        if self.forest is not None and self.table.rank is None:
+            self.table.set_merges(_drain(self.table.compute_merges(self.forest)))
+        if self.audit is None:
+            self._apply_audit(self.table, _drain(audit_vocabulary(tokenizer)))
+        self.cancel()
+        self.columns_changed.emit()
+        self.idle.emit()
+
+    # The stages
+
+    def _on_table_done(self, tokenizer: Tokenizer, table: VocabTable) -> None:
+        if tokenizer is not self.tokenizer:
+            return
+        self.table = table
+        self._queued = True
+        QTimer.singleShot(PAINT_FIRST_MS, self, lambda: self._start_forest(tokenizer))
+        self.table_ready.emit(table)
+
+    def _start_forest(self, tokenizer: Tokenizer) -> None:
+        self._queued = False
+        if tokenizer is not self.tokenizer or self.forest_seconds is not None:
+            return  # another tokenizer since, or the forest is known already (screenshots)
+        started = time.perf_counter()
+        self._start("forest", "recovering the merges (the first time only; then cached)",
+                    _value_job(lambda: _ready_forest(tokenizer)),
+                    lambda forest: self._on_forest_done(tokenizer, forest, time.perf_counter() - started))
+
+    def _on_forest_done(self, tokenizer: Tokenizer, forest: MergeForest | None, seconds: float) -> None:
+        if tokenizer is not self.tokenizer:
+            return
+        self.forest, self.forest_seconds = forest, seconds
+        table = self.table
+        if forest is not None and table is not None:
+            self._start("columns", "reading the merges", lambda: table.compute_merges(forest),
+                        lambda columns: self._on_columns_done(table, columns))
+        else:
+            self._start_audit()
+        self.forest_ready.emit(forest, seconds)
+
+    def _on_columns_done(self, table: VocabTable, columns: Any) -> None:
+        if table is not self.table:
+            return
+        table.set_merges(columns)
+        self.columns_changed.emit()
+        self._start_audit()
+
+    def _start_audit(self) -> None:
+        tokenizer, table = self.tokenizer, self.table
+        if tokenizer is None or table is None:
+            return
+        self._start("audit", "auditing the vocabulary", lambda: audit_vocabulary(tokenizer),
+                    lambda audit: self._on_audit_done(table, audit))
+
+    def _on_audit_done(self, table: VocabTable, audit: Audit) -> None:
+        if table is not self.table:
+            return
+        self._apply_audit(table, audit)
+        self.columns_changed.emit()
+        self._start_counting()
+
+    def _apply_audit(self, table: VocabTable, audit: Audit) -> None:
+        self.audit = audit
+        flags: dict[int, int] = {}
+        for bit, ids in ((UNREACHABLE, audit.unreachable), (UNDECODABLE, audit.undecodable),
+                         (IMPOSSIBLE, audit.impossible), (SPECIAL, audit.special)):
+            for token_id in ids:
+                flags[token_id] = flags.get(token_id, 0) | bit
+        table.set_audit(flags)
+        table.audited = audit.unreachable_checked
+
+    def _start_counting(self) -> None:
+        tokenizer, table, corpus = self.tokenizer, self.table, self.corpus
+        if tokenizer is None or table is None:
+            return
+        if corpus is None:
+            if table.seen is not None:
+                table.set_seen(None)
+                self.columns_changed.emit()
+            return
+        self._start("corpus", "counting tokens in the corpus",
+                    lambda: count_occurrences(tokenizer, corpus_texts(corpus)),
+                    lambda counts: self._on_counts_done(table, counts))
+
+    def _on_counts_done(self, table: VocabTable, counts: Any) -> None:
+        if table is not self.table:
+            return
+        table.set_seen(counts, self.rare_below)
+        self.columns_changed.emit()
+
+    # Running one stage
+
+    def _start(self, name: str, label: str, work: Callable[[], Iterator[Any]], on_done: Callable[[Any], None]) -> Job:
+        # A job can end before start() returns; holding it until its signals are connected keeps
+        # a fast job's `finished` from being emitted to nobody.
+        connected = threading.Event()
+
+        def gated() -> Generator[Any, None, Any]:
+            connected.wait()
+            return (yield from work())
+
+        job = self.workers.start(label, gated, key=KEY + name)
+        self.jobs[name] = job
+        job.batch_ready.connect(lambda batch: self._on_job_batch(label, batch))
+        job.finished.connect(lambda value: (self._job_done(name, job), on_done(value)))
+        job.failed.connect(lambda message: (self._job_done(name, job), self.failed.emit(label, message)))
+        job.cancelled.connect(lambda: self._job_done(name, job))
+        connected.set()
+        self.progress.emit(label, None)
+        return job
+
+    def _job_done(self, name: str, job: Job) -> None:
+        if self.jobs.get(name) is job:
+            del self.jobs[name]
+        if not self.busy:
+            self.idle.emit()
+
+    def _on_job_batch(self, label: str, batch: list[Any]) -> None:
+        record = batch[-1] if batch else None
+        done, total = getattr(record, "done", None), getattr(record, "total", None)
+        if done is not None and total:
+            self.progress.emit(f"{label} ({total:,})", done / total)
+        elif getattr(record, "fraction", None) is not None:
+            self.progress.emit(label, record.fraction)  # type: ignore[union-attr]
+        elif hasattr(record, "texts"):
+            self.progress.emit(f"{label}: {record.texts:,} texts, {record.tokens:,} tokens", None)  # type: ignore[union-attr]
+
+
+def _ready_forest(tokenizer: Tokenizer) -> MergeForest | None:
+    """The forest with its lazy parts built here, off the GUI thread ("used by" indexes 200,000 merges)."""
+    forest = tokenizer.forest
+    if forest is not None:
+        forest.children(0)
+    return forest
+
+
+def _value_job(compute: Callable[[], object]) -> Callable[[], Generator[None, None, object]]:
+    """A generator function for the workers that computes one value (no progress to report)."""
+
+    def work() -> Generator[None, None, object]:
+        return compute()
+        yield  # makes this a generator, as the workers expect
+
+    return work
+
+
+def _drain(progress: Iterator[Any]) -> Any:
+    """Run a progress generator to its end on this thread and return its value."""
+    while True:
+        try:
+            next(progress)
+        except StopIteration as stop:
+            return stop.value

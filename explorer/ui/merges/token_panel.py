@@ -1,0 +1,282 @@
+"""The selected token: its description, its merge tree, and the tokens built on it ("used by").
+
+The panel only shows; the pane decides which token is current. Clicking a box in the tree or a
+row of "used by" emits `token_activated`; the arrows emit `back_requested`/`forward_requested`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QListView, QSplitter, QStackedWidget, QToolButton, \
+    QVBoxLayout, QWidget
+
+from explorer.core.errors import ExplorerError
+from explorer.core.merges import MergeForest
+from explorer.core.tokenizer import Tokenizer
+from explorer.core.vocab_filter import VocabTable, shown_text
+from explorer.ui.merges.model import TOKEN_ID_ROLE, ChildrenModel
+from explorer.ui.merges.tree_view import DEPTH_COLORS, MergeTreeView, depth_color, text_color_on
+
+
+@dataclass
+class TokenContext:
+    """What the panel reads to describe a token (any part may be missing while loading)."""
+
+    tokenizer: Tokenizer | None = None
+    table: VocabTable | None = None
+    forest: MergeForest | None = None
+
+    def label(self, token_id: int) -> str:
+        """The token as shown everywhere in the pane: `·the`, `<E0 A4>`."""
+        table = self.table
+        if table is not None and token_id in table.row_of:
+            return table.visible[table.row_of[token_id]]
+        if self.tokenizer is not None:
+            try:
+                return shown_text(self.tokenizer.token_bytes(token_id))
+            except ExplorerError:
+                pass
+        return f"#{token_id}"
+
+
+class TokenPanel(QSplitter):
+    token_activated = Signal(int)
+    back_requested = Signal()
+    forward_requested = Signal()
+    message_posted = Signal(str)  # for the status bar
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.context = TokenContext()
+        self.current: int | None = None
+        self.font_, self.dark = QFont(), False
+        self.back_button = _tool_button("\u2190", "Back to the previous token (Alt+Left)", self.back_requested.emit)
+        self.forward_button = _tool_button("\u2192", "Forward (Alt+Right)", self.forward_requested.emit)
+        self.title_label = QLabel()
+        self.title_label.setTextFormat(Qt.TextFormat.RichText)
+        self.title_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.tree_view = MergeTreeView()
+        bar = QHBoxLayout()
+        bar.addWidget(self.back_button)
+        bar.addWidget(self.forward_button)
+        bar.addWidget(self.title_label, 1)
+        for text, tip, slot in (
+            ("\u2212", "Zoom out (wheel, or - with the tree focused)", lambda: self.tree_view.zoom(1 / 1.2)),
+            ("+", "Zoom in (wheel, or + with the tree focused)", lambda: self.tree_view.zoom(1.2)),
+            ("Fit", "Show the whole tree (F with the tree focused)", self.tree_view.fit),
+            ("PNG...", "Save the tree as a PNG image", lambda: self.export_png()),
+            ("SVG...", "Save the tree as an SVG drawing", lambda: self.export_svg()),
+        ):
+            bar.addWidget(_tool_button(text, tip, slot))
+        self.info_label = QLabel()
+        self.info_label.setTextFormat(Qt.TextFormat.RichText)
+        self.info_label.setWordWrap(True)
+        self.info_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.tree_message = QLabel()
+        self.tree_message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.tree_message.setWordWrap(True)
+        self.tree_stack = QStackedWidget()
+        self.tree_stack.addWidget(self.tree_message)
+        self.tree_stack.addWidget(self.tree_view)
+        self.legend = QLabel()
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        tree_panel = QWidget()
+        tree_layout = QVBoxLayout(tree_panel)
+        tree_layout.setContentsMargins(4, 0, 4, 0)
+        tree_layout.addLayout(bar)
+        tree_layout.addWidget(self.info_label)
+        tree_layout.addWidget(self.tree_stack, 1)
+        tree_layout.addWidget(self.legend)
+
+        self.children_model = ChildrenModel(self)
+        self.children_view = QListView()
+        self.children_view.setModel(self.children_model)
+        self.children_view.setUniformItemSizes(True)
+        self.children_view.setToolTip("Tokens made by a merge that uses this token; click one to go there")
+        self.children_label = QLabel("<b>Used by</b>")
+        self.children_label.setWordWrap(True)
+        used_by = QWidget()
+        used_by.setMinimumWidth(190)
+        used_layout = QVBoxLayout(used_by)
+        used_layout.setContentsMargins(4, 0, 0, 0)
+        used_layout.addWidget(self.children_label)
+        used_layout.addWidget(self.children_view, 1)
+
+        self.addWidget(tree_panel)
+        self.addWidget(used_by)
+        self.setStretchFactor(0, 4)
+        self.setStretchFactor(1, 1)
+        self.setSizes([720, 250])
+        self.children_view.clicked.connect(self._on_children_view_clicked)
+        self.children_view.activated.connect(self._on_children_view_clicked)
+        self.tree_view.node_clicked.connect(self.token_activated)
+        self.update_legend()
+
+    # What to show
+
+    def set_look(self, font: QFont, dark: bool) -> None:
+        self.font_, self.dark = font, dark
+        self.children_model.font = font
+        self.update_legend()
+        self.draw_tree()
+
+    def set_history(self, can_go_back: bool, can_go_forward: bool) -> None:
+        self.back_button.setEnabled(can_go_back)
+        self.forward_button.setEnabled(can_go_forward)
+
+    def clear(self, message: str) -> None:
+        self.current = None
+        self.context = TokenContext()
+        self.children_model.set_token(None, None, None)
+        self.tree_view.clear_tree()
+        self.title_label.setText("")
+        self.info_label.setText("")
+        self.show_message(message)
+
+    def show_message(self, html: str) -> None:
+        """Text in place of the tree (loading, or why there is none)."""
+        self.tree_message.setText(html)
+        self.tree_stack.setCurrentWidget(self.tree_message)
+
+    def show_token(self, context: TokenContext, token_id: int) -> None:
+        self.context, self.current = context, token_id
+        self._show_info(token_id)
+        self.children_model.set_token(context.table, context.forest, token_id)
+        count = self.children_model.rowCount()
+        if context.forest is None:
+            self.children_label.setText("<b>Used by</b>")
+        elif count:
+            self.children_label.setText(f"<b>Used by</b> {count:,} token{'s' if count != 1 else ''}")
+        else:
+            self.children_label.setText("<b>Used by</b> none: no merge builds on it")
+        self.draw_tree()
+
+    def refresh_info(self, context: TokenContext) -> None:
+        """New facts about the same token (flags, corpus counts): update the text, keep the tree."""
+        self.context = context
+        if self.current is not None:
+            self._show_info(self.current)
+
+    def draw_tree(self) -> None:
+        forest, token_id = self.context.forest, self.current
+        if forest is None or token_id is None:
+            return
+        self.tree_view.show_tree(forest, token_id, self.context.label, self.font_, self.dark, self.describe)
+        self.tree_stack.setCurrentWidget(self.tree_view)
+
+    def update_legend(self) -> None:
+        cells = []
+        for height in range(len(DEPTH_COLORS) + 1):
+            fill = depth_color(height, self.dark)
+            text = text_color_on(fill)
+            label = "byte" if height == 0 else (str(height) if height < len(DEPTH_COLORS) else f"{height}+")
+            cells.append(f"<span style='background:{fill.name()}; color:{text.name()}'>&nbsp;{label}&nbsp;</span>")
+        self.legend.setText("Colour = depth (merges down to a byte): " + "".join(cells)
+                            + "&nbsp;&nbsp; #n = merge rank. Wheel zooms, drag pans, click a box to go there.")
+
+    # Describing a token
+
+    def describe(self, token_id: int) -> str:
+        """A box's tooltip."""
+        table, forest = self.context.table, self.context.forest
+        lines = [f"{self.context.label(token_id)}   id {token_id}"]
+        if table is not None and token_id in table.row_of:
+            row = table.row_of[token_id]
+            lines.append("bytes " + table.data[row].hex(" ").upper())
+            flags = table.row_flags(row)
+            if flags:
+                lines.append("flags: " + ", ".join(flags))
+        if forest is not None:
+            rank = forest.rank(token_id)
+            if rank is not None:
+                count = forest.count(token_id)
+                lines.append(f"merge #{rank:,}" + (f", seen {count:,} times in training" if count else ""))
+        lines.append("Click to go to this token")
+        return "\n".join(lines)
+
+    def _show_info(self, token_id: int) -> None:
+        table, forest, label = self.context.table, self.context.forest, self.context.label
+        if table is None:
+            return
+        row = table.row_of[token_id]
+        data = table.data[row]
+        self.title_label.setText(f"<span style='font-size:large'><b>{_html(label(token_id))}</b></span>"
+                                 f"&nbsp;&nbsp;id {token_id} · {len(data)} byte{'s' if len(data) != 1 else ''}")
+        parts: list[str] = []
+        if forest is not None:
+            rank, pair = forest.rank(token_id), forest.parents(token_id)
+            if pair is not None:
+                parts.append(f"merge #{rank:,}: <code>{_html(label(pair[0]))}</code> + "
+                             f"<code>{_html(label(pair[1]))}</code>, depth {forest.depth(token_id)}")
+                count = forest.count(token_id)
+                if count is not None:
+                    parts.append(f"pair seen {count:,} times in training")
+            elif token_id in table.special_ids:
+                parts.append("a special token: added whole, never made by a merge")
+            elif len(data) == 1:
+                parts.append(f"a single byte (0x{data[0]:02X}): the bottom of every tree")
+        if table.seen is not None:
+            parts.append(f"seen {int(table.seen[row]):,} times in the corpus")
+        flags = table.row_flags(row)
+        if flags:
+            parts.append("<b>flags:</b> " + ", ".join(flags))
+        explanation = self._unreachable_note(data) if "unreachable" in flags else ""
+        self.info_label.setText(" · ".join(parts) + explanation)
+
+    def _unreachable_note(self, data: bytes) -> str:
+        tokenizer = self.context.tokenizer
+        if tokenizer is None:
+            return ""
+        try:
+            alone = tokenizer.encode(data.decode("utf-8"), "plain")
+        except (UnicodeDecodeError, ExplorerError):
+            return ""
+        pieces = " + ".join(f"<code>{_html(self.context.label(i))}</code>" for i in alone)
+        return (f"<br>Unreachable: encoding its own text gives {pieces}, never this token. "
+                "A longer merge or the pre-tokenizer takes its bytes first, so a model rarely if ever sees it.")
+
+    def _on_children_view_clicked(self, index: QModelIndex) -> None:
+        token_id = index.data(TOKEN_ID_ROLE)
+        if token_id is not None:
+            self.token_activated.emit(int(token_id))
+
+    # Export
+
+    def export_png(self, path: str | None = None) -> bool:
+        return self._export(path, "PNG image (*.png)", "png", self.tree_view.export_png)
+
+    def export_svg(self, path: str | None = None) -> bool:
+        return self._export(path, "SVG drawing (*.svg)", "svg",
+                            lambda target: self.tree_view.export_svg(target, f"Merge tree of token {self.current}"))
+
+    def _export(self, path: str | None, file_filter: str, suffix: str, save: Callable[[str], bool]) -> bool:
+        if self.tree_view.tree is None:
+            self.message_posted.emit("Select a token with a merge tree first")
+            return False
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export the merge tree", f"token-{self.current}.{suffix}",
+                                                  file_filter)
+            if not path:
+                return False
+        if not save(path):
+            self.message_posted.emit(f"Could not save the tree: {path} could not be written")
+            return False
+        self.message_posted.emit(f"Saved the tree to {path}")
+        return True
+
+
+def _tool_button(text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
+    button = QToolButton()
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setAutoRaise(True)
+    button.clicked.connect(lambda: slot())
+    return button
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
