@@ -438,7 +438,7 @@ class MergesPane(Pane):
             ids = []
         if ids:
             self.navigate(max(ids, key=lambda i: len(self._label(i))))
-        self.trace_panel.set_text(word)
+        self.trace_panel.set_text(" " + word)  # as the tree's token, with its leading space
         self.trace_panel.go_to(self.trace_panel.total)
 
 
