@@ -343,3 +343,21 @@ def test_bundled_gpt2_with_recovered_merges(qtbot: QtBot, session: Session, tmp_
     assert all(len(gpt2.token_bytes(n.token_id)) == 1 for n in tree.leaves())
     assert pane.table_view.isColumnHidden(COLUMN_INDEX["Merge count"])  # tiktoken files have no counts
     assert len(COLUMNS) == pane.model.columnCount()
+
+
+def test_a_hugging_face_tokenizer_json(qtbot: QtBot, session: Session, trained: BPE, tmp_path: Path) -> None:
+    from explorer.core.formats import hf
+    from explorer.core.load import load_tokenizer
+
+    path = tmp_path / "tokenizer.json"
+    hf.export(trained, path)
+    loaded = load_tokenizer(str(path))
+    pane = open_pane(qtbot, session, loaded)
+    assert pane.forest is not None and pane.model.rowCount() == loaded.vocab_size
+    token = loaded.encode(" ingredients")
+    assert len(token) == 1
+    pane.navigate(token[0])
+    tree = pane.token_panel.tree_view.tree
+    assert tree is not None
+    assert b"".join(loaded.token_bytes(n.token_id) for n in tree.leaves()) == b" ingredients"
+    assert pane.model.index(pane.model.row_of_token(token[0]), COLUMN_INDEX["Token"]).data() == "·ingredients"
