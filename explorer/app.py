@@ -31,6 +31,7 @@ def run_gui(args: Sequence[str] = ()) -> int:
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
+    from explorer.ui.crash import install_excepthook, restore_recovery
     from explorer.ui.main_window import MainWindow
     from explorer.ui.session import Session
     from explorer.ui.settings import Settings
@@ -54,7 +55,11 @@ def run_gui(args: Sequence[str] = ()) -> int:
 
     QGuiApplication.styleHints().colorSchemeChanged.connect(follow_system)
     window = MainWindow(session)
+    install_excepthook(session, window)
     window.show()
+    restored = restore_recovery(session)
+    if restored:
+        session.status_posted.emit("Recovered after a crash: " + ", ".join(restored))
     if measure:
         _quit_when_tokens_shown(app, window)
     session.load_tokenizer(settings.last_tokenizer or "o200k_base")

@@ -1,8 +1,9 @@
 """Crash handling: an exception hook that keeps work, writes a log and shows a dialog.
 
-An unexpected error must never lose a trained tokenizer or an edited prompt. The hook saves
-both to a recovery folder, appends the traceback to a log file, and shows a dialog with the
-error and a "Copy details" button; the next start offers the saved work back.
+An unexpected error must never lose a trained tokenizer or an edited prompt. The prompt is
+kept in the settings as it is edited; the hook saves unsaved trained tokenizers to a recovery
+folder, appends the traceback to a log file, and shows a dialog with the error and a "Copy
+details" button; the next start brings the saved tokenizers back.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def recovery_dir() -> Path:
 
 
 def save_recovery(session: Session) -> list[Path]:
-    """Write unsaved trained tokenizers and the shared prompt text; return the files written."""
+    """Write unsaved trained tokenizers; return the files written."""
     from explorer.core.bpe import BPE
     from explorer.core.formats import own
 
@@ -53,17 +54,12 @@ def save_recovery(session: Session) -> list[Path]:
             path = folder / f"{_safe(name)}.json"
             own.save(tokenizer, path)
             written.append(path)
-    text = getattr(session, "prompt_text", "")
-    if text:
-        path = folder / "prompt.txt"
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
     return written
 
 
 def pending_recovery() -> list[Path]:
     folder = recovery_dir()
-    return sorted(folder.iterdir()) if folder.is_dir() else []
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
 
 def restore_recovery(session: Session) -> list[str]:
@@ -74,13 +70,9 @@ def restore_recovery(session: Session) -> list[str]:
     restored: list[str] = []
     for path in pending_recovery():
         try:
-            if path.suffix == ".json":
-                tokenizer = own.load(path)
-                session.add_trained(tokenizer, select=False)
-                restored.append(f"tokenizer {tokenizer.name}")
-            elif path.name == "prompt.txt":
-                session.recovered_text = path.read_text(encoding="utf-8")  # type: ignore[attr-defined]
-                restored.append("the prompt text")
+            tokenizer = own.load(path)
+            session.add_trained(tokenizer, select=False)
+            restored.append(f"tokenizer {tokenizer.name}")
         except (ExplorerError, OSError) as exc:
             restored.append(f"{path.name}: could not be restored ({exc})")
         path.unlink(missing_ok=True)
