@@ -182,3 +182,20 @@ def test_prepare_screenshot_computes_now(qtbot: QtBot, pane: ChunksPane) -> None
     pane.prepare_screenshot("HOW'S 1234567")
     assert shown(pane.columns[0]) == expected("gpt2", "HOW'S 1234567")
     assert "disagree" in pane.summary.text()
+
+
+def test_a_chunk_wider_than_the_column_continues_in_open_boxes(qtbot: QtBot, pane: ChunksPane) -> None:
+    text = "word " * 200 + "\nend"
+    pane.columns[0].set_pattern("none")
+    pane.set_text(text)
+    settle(qtbot, pane)
+    view = pane.columns[0].view
+    assert len(view.chunks) == 1 and len(view.boxes) > 3
+    assert [(b.start, b.end) for b in view.boxes][0][0] == 0 and view.boxes[-1].end == len(text)
+    assert all(a.end == b.start for a, b in zip(view.boxes, view.boxes[1:]))
+    assert not view.boxes[0].open_left and view.boxes[0].open_right
+    assert view.boxes[-1].open_left and not view.boxes[-1].open_right and view.boxes[-1].tag == "1"
+    assert all(b.rect.right() <= view.width() for b in view.boxes)
+    newline = next(b for b in view.boxes if text[b.end - 1] == "\n")
+    after = view.boxes[view.boxes.index(newline) + 1]
+    assert after.rect.top() > newline.rect.top()  # the text's line break is kept

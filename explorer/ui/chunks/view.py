@@ -435,7 +435,9 @@ def _newline_parts(chunk: Chunk) -> list[tuple[int, int]]:
 
 def _fit(text: str, start: int, end: int, width: float, metrics: QFontMetricsF) -> int:
     """The largest end (at least one character, never inside a combining sequence) whose text fits."""
-    low, high = start + 1, end
+    # No line holds more characters than this (narrowest glyphs at 40% of the average), so the
+    # search measures line-sized strings, not the whole rest of a 10,000-character chunk.
+    low, high = start + 1, min(end, start + 1 + int(width / (0.4 * max(1.0, metrics.averageCharWidth()))))
     while low < high:
         middle = (low + high + 1) // 2
         if metrics.horizontalAdvance(visible(text[start:middle])) <= width:
