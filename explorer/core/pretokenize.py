@@ -196,15 +196,29 @@ class Pretokenizer:
         return [describe_alternative(a) for a in self.alternatives]
 
     @cached_property
-    def _labelled(self) -> tuple[regex.Pattern[str], dict[int, int]]:
-        """The pattern with each top-level alternative wrapped in a group, and group -> alternative."""
+    def _alternatives_compiled(self) -> list[regex.Pattern[str] | None]:
+        """Each top-level alternative on its own (None if it cannot stand alone, e.g. it refers
+        to a group of another alternative)."""
         flags, alternatives = split_alternatives(self.regex)
-        group_to_alt, group, parts = {}, 1, []
-        for index, alternative in enumerate(alternatives):
-            group_to_alt[group] = index
-            parts.append(f"({alternative})")
-            group += 1 + compile_pattern(alternative).groups
-        return compile_pattern(flags + "|".join(parts)), group_to_alt
+        compiled: list[regex.Pattern[str] | None] = []
+        for alternative in alternatives:
+            try:
+                compiled.append(regex.compile(flags + alternative))
+            except regex.error:
+                compiled.append(None)
+        return compiled
+
+    def _alternative_at(self, text: str, start: int, end: int) -> int:
+        """Which alternative produced the match `text[start:end]`: the first one that matches
+        there with the same end, since a top-level alternation takes the first that matches.
+        Trying them one by one (rather than wrapping each in a group) keeps numbered
+        backreferences in custom patterns working."""
+        for index, alternative in enumerate(self._alternatives_compiled):
+            if alternative is not None:
+                match = alternative.match(text, start, timeout=_timeout_for(text))
+                if match is not None and match.end() == end:
+                    return index
+        return GAP
 
     def pieces(self, text: str) -> list[str]:
         """The chunk texts only, as fast as the regex engine allows (used by training and encoding)."""
@@ -274,18 +288,17 @@ class Pretokenizer:
 
     def chunks(self, text: str) -> list[Chunk]:
         """Every chunk with span and alternative; unmatched text becomes gap chunks."""
-        compiled, group_to_alt = self._labelled
         labels = self.labels
         out: list[Chunk] = []
         position = 0
         try:
-            for match in compiled.finditer(text, timeout=_timeout_for(text)):
+            for match in self._compiled.finditer(text, timeout=_timeout_for(text)):
                 start, end = match.span()
                 if start == end:
                     continue
                 if start > position:
                     out.append(Chunk(text[position:start], position, start, GAP, GAP_LABEL))
-                alternative = group_to_alt.get(match.lastindex or 0, GAP)
+                alternative = self._alternative_at(text, start, end)
                 label = labels[alternative] if alternative != GAP else "match"
                 out.append(Chunk(match.group(), start, end, alternative, label))
                 position = end

@@ -123,3 +123,8 @@ def test_iter_pieces_equals_pieces_on_big_text(name: str) -> None:
 @given(text=st.text(alphabet=st.characters(max_codepoint=127)), name=st.sampled_from(list(NAMED_PATTERNS)))
 def test_ascii_fast_path_equals_the_unicode_pattern(text: str, name: str) -> None:
     assert Pretokenizer(name).pieces(text) == regex.compile(NAMED_PATTERNS[name]).findall(text)
+
+
+def test_custom_pattern_with_numbered_backreference() -> None:
+    chunks = Pretokenizer(r"(a)\1|\s|b+").chunks("aa bb")
+    assert [(c.text, c.label) for c in chunks] == [("aa", r"(a)\1"), (" ", "whitespace"), ("bb", "b+")]
