@@ -40,7 +40,8 @@ def run_gui(args: Sequence[str] = ()) -> int:
     measure = "--measure-startup" in args
     args = [a for a in args if a != "--measure-startup"]
     app = QApplication.instance() or QApplication([sys.argv[0], *args])
-    app.setApplicationName("Tokenizer Explorer")
+    app.setApplicationName("tokenizer-explorer")  # also the X11 window class, matching the .desktop file
+    app.setApplicationDisplayName("Tokenizer Explorer")
     app.setOrganizationName("tokenizer-explorer")
     app.setDesktopFileName("tokenizer-explorer")
     settings = Settings()
