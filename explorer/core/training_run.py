@@ -16,11 +16,13 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
+from explorer.core.bpe import BPE
 from explorer.core.bytelevel import from_chars
 from explorer.core.corpus_sources import Corpus, CorpusReader
 from explorer.core.errors import TrainingError
+from explorer.core.formats.own import from_merges
 from explorer.core.pretokenize import NONE, Pretokenizer, hf_compatible
 from explorer.core.train import BYTE_VOCAB, BpeTrainer, Merge, check_vocab_size
 
@@ -76,6 +78,7 @@ class Learned:
 class RunSummary:
     merges: int
     stopped_early: bool  # the corpus ran out of pairs before the vocabulary was full
+    tokenizer: BPE | None = None  # built where the merges are, when the run was given a name
 
 
 class HeldOutTracker:
@@ -116,8 +119,13 @@ class HeldOutTracker:
         return self.tokens
 
 
-def run_training(corpus: Corpus, settings: TrainingSettings) -> Generator[object, None, RunSummary]:
-    """Count `corpus`, then learn merges: yields Counting, one MergeStage, then Learned records."""
+def run_training(corpus: Corpus, settings: TrainingSettings, name: str = "",
+                 metadata: dict[str, Any] | None = None) -> Generator[object, None, RunSummary]:
+    """Count `corpus`, then learn merges: yields Counting, one MergeStage, then Learned records.
+
+    With a `name`, the summary also carries the finished tokenizer: built here, in the process
+    that has the merges, it costs the window nothing.
+    """
     check_vocab_size(settings.vocab_size, settings.special_tokens)
     if corpus.is_empty:
         raise TrainingError("the corpus is empty: add files, folders, pasted text or a sample in the Corpus pane")
@@ -125,7 +133,9 @@ def run_training(corpus: Corpus, settings: TrainingSettings) -> Generator[object
     tracker = HeldOutTracker(held_out, settings.pattern) if held_out is not None else None
     reader = corpus.reader()
     if settings.engine == "hf":
-        return (yield from _run_hf(reader, settings, tracker))
+        merges = yield from _run_hf(reader, settings, tracker)
+        summary = RunSummary(len(merges), len(merges) < settings.target_merges)
+        return _with_tokenizer(summary, settings, name, metadata, merges)
     trainer = BpeTrainer(settings.vocab_size, settings.pattern, settings.special_tokens)
     for progress in trainer.add_texts(reader, every=COUNT_REPORT_CHARS):
         yield Counting(reader.bytes_read, reader.total_bytes, progress.texts, progress.distinct_chunks)
@@ -134,12 +144,27 @@ def run_training(corpus: Corpus, settings: TrainingSettings) -> Generator[object
     corpus_tokens = sum(len(chunk.encode("utf-8")) * n for chunk, n in trainer.chunk_counts.items())
     yield MergeStage(settings.target_merges, corpus_tokens, len(trainer.chunk_counts),
                      tracker.bytes if tracker else 0, tuple(map(str, reader.skipped)))
-    learned = 0
+    learned: list[Merge] = []
     for merge in trainer.merges():
-        learned += 1
+        learned.append(merge)
         yield Learned(merge, tracker.apply(merge.left, merge.right, merge.new_id) if tracker else -1)
-    return RunSummary(learned, learned < settings.target_merges)
+    summary = RunSummary(len(learned), len(learned) < settings.target_merges)
+    return _with_tokenizer(summary, settings, name, metadata, learned)
 
+
+def _with_tokenizer(summary: RunSummary, settings: TrainingSettings, name: str, metadata: dict[str, Any] | None,
+                    merges: list[Merge] | None = None) -> RunSummary:
+    if not name or merges is None:
+        return summary
+    tokenizer = from_merges(merges, settings.pattern, settings.special_tokens, name=name, metadata=metadata)
+    return RunSummary(summary.merges, summary.stopped_early, tokenizer)
+
+
+def build_tokenizer(merges: list[Merge], settings: TrainingSettings, name: str,
+                    metadata: dict[str, Any] | None = None) -> Generator[object, None, BPE]:
+    """The tokenizer of a run that was stopped early, as a (yield-less) generator for a worker."""
+    return from_merges(merges, settings.pattern, settings.special_tokens, name=name, metadata=metadata)
+    yield  # a generator, so a worker can run it
 
 def _skipped_note(reader: CorpusReader) -> str:
     if not reader.skipped:
@@ -148,7 +173,7 @@ def _skipped_note(reader: CorpusReader) -> str:
 
 
 def _run_hf(reader: CorpusReader, settings: TrainingSettings,
-            tracker: HeldOutTracker | None) -> Generator[object, None, RunSummary]:
+            tracker: HeldOutTracker | None) -> Generator[object, None, list[Merge]]:
     """Train with Hugging Face tokenizers (one call, no progress), then replay its merges as records."""
     yield Counting(0, reader.total_bytes, 0, 0)
     merges = hf_train(reader, settings)
@@ -158,7 +183,7 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
                      tuple(map(str, reader.skipped)), counts_known=False)
     for merge in merges:
         yield Learned(merge, tracker.apply(merge.left, merge.right, merge.new_id) if tracker else -1)
-    return RunSummary(len(merges), len(merges) < settings.target_merges)
+    return merges
 
 
 def hf_train(texts: Iterable[str], settings: TrainingSettings) -> list[Merge]:

@@ -25,6 +25,7 @@ import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from explorer.core.errors import ExplorerError
+from explorer.ui.process_child import child_main
 
 BATCH_SECONDS = 0.04
 
@@ -201,7 +202,6 @@ class Workers(QObject):
 
 # Work in a child process
 
-POLL_SECONDS = 0.01  # how often a child at full speed looks for commands
 CANCEL_GRACE_SECONDS = 2.0  # then a child that does not answer is terminated
 
 
@@ -278,8 +278,8 @@ class _ProcessRunner(QRunnable):
         context = multiprocessing.get_context("spawn")
         results, child_results = context.Pipe(duplex=False)
         child_commands, commands = context.Pipe(duplex=False)
-        process = context.Process(target=_child_main, name=f"explorer: {job.name}", daemon=True,
-                                  args=(self.function, self.args, self.step_types, child_results, child_commands))
+        process = context.Process(target=child_main, name=f"explorer: {job.name}", daemon=True,
+                                  args=(self.function, self.args, self.step_types, child_results, child_commands, BATCH_SECONDS))
         try:
             process.start()
             child_results.close()
@@ -339,71 +339,3 @@ class _ProcessRunner(QRunnable):
 def _died_message(job: Job, process: multiprocessing.process.BaseProcess) -> str:
     return (f"{job.name}: the worker process ended unexpectedly (exit code {process.exitcode}); "
             "it may have run out of memory")
-
-
-def _child_main(function: Callable[..., Iterable[Any]], args: tuple[Any, ...], step_types: tuple[type, ...],
-                results: Connection, commands: Connection) -> None:
-    """The child's loop: iterate the generator, batch items, obey commands between items."""
-    budget: int | None = None  # steppable items that may still pass; None = no limit
-    rate: float | None = None
-    batch: list[Any] = []
-    last_flush = next_slot = time.monotonic()
-    last_poll = -POLL_SECONDS  # look for commands sent before the child started
-
-    def flush() -> None:
-        nonlocal batch, last_flush
-        if batch:
-            results.send(("batch", batch))
-            batch = []
-        last_flush = time.monotonic()
-
-    try:
-        iterator = iter(function(*args))
-        while True:
-            now = time.monotonic()
-            if budget is not None or rate is not None or now - last_poll >= POLL_SECONDS:
-                last_poll = now
-                while budget == 0 or commands.poll():
-                    if budget == 0:
-                        flush()
-                    command = commands.recv()
-                    if command[0] == "cancel":
-                        if hasattr(iterator, "close"):
-                            iterator.close()
-                        flush()
-                        results.send(("cancelled", None))
-                        return
-                    if command[0] == "pause":
-                        budget = 0
-                    elif command[0] == "resume":
-                        budget = None
-                    elif command[0] == "step":
-                        budget = (budget or 0) + int(command[1])
-                    elif command[0] == "rate":
-                        rate, next_slot = command[1], time.monotonic()
-            try:
-                item = next(iterator)
-            except StopIteration as stop:
-                flush()
-                results.send(("finished", stop.value))
-                return
-            batch.append(item)
-            if isinstance(item, step_types):
-                if budget:
-                    budget -= 1
-                if rate:
-                    flush()
-                    next_slot = max(next_slot + 1 / rate, time.monotonic())
-                    delay = next_slot - time.monotonic()
-                    if delay > 0:
-                        commands.poll(delay)  # wakes early for a command
-            if time.monotonic() - last_flush >= BATCH_SECONDS:
-                flush()
-    except (BrokenPipeError, EOFError):
-        return  # the window has gone
-    except ExplorerError as exc:
-        results.send(("failed", str(exc)))
-    except MemoryError:
-        results.send(("failed", "out of memory; try a smaller input"))
-    except Exception as exc:  # a bug: show it rather than lose it silently
-        results.send(("failed", f"failed unexpectedly: {exc!r}\n\n{traceback.format_exc(limit=6)}"))

@@ -32,6 +32,8 @@ class MergesModel(QAbstractTableModel):
         self._bold = QFont()
         self._bold.setBold(True)
         self._text_font: QFont | None = None
+        self._text_font_bold: QFont | None = None
+        self._shown: dict[int, tuple[str, ...]] = {}  # row -> its cells' text
 
     # Feeding
 
@@ -54,12 +56,15 @@ class MergesModel(QAbstractTableModel):
 
     def clear(self) -> None:
         self.beginResetModel()
+        self._shown.clear()
         self.merges = []
         self.vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
         self.endResetModel()
 
     def set_text_font(self, font: QFont) -> None:
         self._text_font = QFont(font)
+        self._text_font_bold = QFont(font)
+        self._text_font_bold.setBold(True)
         if self.merges:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.merges) - 1, len(COLUMNS) - 1))
 
@@ -85,40 +90,42 @@ class MergesModel(QAbstractTableModel):
         return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
-        if not index.isValid() or not 0 <= index.row() < len(self.merges):
+        if role not in _ROLES or not index.isValid():
             return None
-        merge = self.merges[index.row()]
-        column = index.column()
+        row, column = index.row(), index.column()
+        if not 0 <= row < len(self.merges):
+            return None
+        merge = self.merges[row]
+        newest = row == len(self.merges) - 1
         if role == Qt.ItemDataRole.DisplayRole:
-            if column == RANK:
-                return f"{merge.rank + 1:,}"
-            if column == LEFT:
-                return token_text(self.vocab[merge.left])
-            if column == RIGHT:
-                return token_text(self.vocab[merge.right])
-            if column == NEW:
-                return token_text(merge.token)
-            if column == ID:
-                return str(merge.new_id)
-            if column == COUNT:
-                return f"{merge.count:,}" if self.counts_known else "—"
-            return None
-        if role == Qt.ItemDataRole.BackgroundRole and index.row() == len(self.merges) - 1:
-            return self.highlight
+            texts = self._shown.get(row)
+            if texts is None:  # the visible rows are asked for again on every repaint: format once
+                if len(self._shown) > _SHOWN_LIMIT:
+                    self._shown.clear()
+                texts = self._shown[row] = (
+                    f"{merge.rank + 1:,}", token_text(self.vocab[merge.left]), token_text(self.vocab[merge.right]),
+                    token_text(merge.token), str(merge.new_id), f"{merge.count:,}" if self.counts_known else "—")
+            return texts[column]
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return self.highlight if newest else None
         if role == Qt.ItemDataRole.FontRole:
             if column in (LEFT, RIGHT, NEW) and self._text_font is not None:
-                font = QFont(self._text_font)
-                font.setBold(index.row() == len(self.merges) - 1)
-                return font
-            return self._bold if index.row() == len(self.merges) - 1 else None
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (RANK, ID, COUNT):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole and column in (LEFT, RIGHT, NEW):
+                return self._text_font_bold if newest else self._text_font
+            return self._bold if newest else None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _RIGHT if column in (RANK, ID, COUNT) else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column not in (LEFT, RIGHT, NEW):
+                return None
             token_id = {LEFT: merge.left, RIGHT: merge.right, NEW: merge.new_id}[column]
             data = self.vocab[token_id]
             return f"id {token_id}: {len(data)} byte{'s' if len(data) != 1 else ''} ({data.hex(' ').upper()})"
         if role == MergeRole:
             return merge
-        if role == TokenIdRole:
-            return {LEFT: merge.left, RIGHT: merge.right}.get(column, merge.new_id)
-        return None
+        return {LEFT: merge.left, RIGHT: merge.right}.get(column, merge.new_id)  # TokenIdRole
+
+
+_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.FontRole,
+                    Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.ToolTipRole, MergeRole, TokenIdRole})
+_SHOWN_LIMIT = 4096
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

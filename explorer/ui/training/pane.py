@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer
-from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView,
     QLabel, QProgressBar, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
@@ -25,7 +24,7 @@ from explorer.core.errors import ExplorerError
 from explorer.core.formats import hf, own
 from explorer.core.render import token_text
 from explorer.core.train import Merge
-from explorer.core.training_run import TrainingSettings
+from explorer.core.training_run import TrainingSettings, build_tokenizer
 from explorer.ui.pane import Pane
 from explorer.ui.session import Session
 from explorer.ui.training.model import COLUMNS, LEFT, NEW, RIGHT, MergesModel
@@ -34,7 +33,8 @@ from explorer.ui.training.run import (
     CANCELLED, COUNTING, ENDED, FAILED, FINISHED, IDLE, MERGING, PAUSED, STARTING, TrainingRun)
 from explorer.ui.training.settings_form import SettingsForm
 
-PLOT_REFRESH_MS = 120
+UI_REFRESH_MS = 100  # status line, progress bar and scrolling, at most this often
+PLOT_EVERY = 3  # plots on every third refresh: repainting them is the costliest thing here
 SPEEDS = (0.5, 1, 2, 5, 10, 20, 50, 100, 1000)
 
 
@@ -47,9 +47,13 @@ class TrainingPane(Pane):
         self.run: TrainingRun | None = None
         self.tokenizer: BPE | None = None  # the last run's result
         self._build()
-        self.plot_timer = QTimer(self)
-        self.plot_timer.setInterval(PLOT_REFRESH_MS)
-        self.plot_timer.timeout.connect(self.plots.refresh)
+        # Batches arrive every ~40 ms; the view catches up on a timer instead, so a fast run costs
+        # a few repaints a second, not one per batch.
+        self.ui_timer = QTimer(self)
+        self.ui_timer.setInterval(UI_REFRESH_MS)
+        self.ui_timer.timeout.connect(self._on_ui_timer_timeout)
+        self._ticks = 0
+        self._status_dirty = self._scroll_pending = False
         session.corpus_changed.connect(self._on_session_corpus_changed)
         session.font_changed.connect(self._on_session_font_changed)
         session.theme_changed.connect(self._on_session_theme_changed)
@@ -201,8 +205,11 @@ class TrainingPane(Pane):
 
     # Starting and controlling
 
-    def start(self, step: bool = False, rate: float | None = None) -> bool:
-        """Start a run with the current settings; False (and a message) if they cannot train."""
+    def start(self, step: bool = False, rate: float | None = None, thread: bool = False) -> bool:
+        """Start a run with the current settings; False (and a message) if they cannot train.
+
+        (`thread` is for the benchmark only: see TrainingRun.start.)
+        """
         corpus = self.session.corpus
         try:
             settings = self.form.settings()
@@ -221,15 +228,20 @@ class TrainingPane(Pane):
         self.model.counts_known = settings.engine != "hf"
         self.plots.reset()
         self.tokenizer = None
-        self.run = TrainingRun(corpus, settings, self)
+        name = self._unique_name(self.form.name_edit.text().strip() or self.default_name(settings=settings))
+        metadata = {"created_by": f"tokenizer-explorer {__version__} (Training pane)",
+                    "corpus": [source.name for source in corpus.sources],
+                    "held_out": corpus.held_out.name if corpus.held_out else None,
+                    "vocab_size": settings.vocab_size, "engine": settings.engine}
+        self.run = TrainingRun(corpus, settings, name, metadata, self)
         self.run.merges_added.connect(self._on_run_merges_added)
-        self.run.progressed.connect(self._update_status)
+        self.run.progressed.connect(self._on_run_progressed)
         self.run.state_changed.connect(self._on_run_state_changed)
         self.run.ended.connect(self._on_run_ended)
         self._plots_started = False
-        self.run.start(self.session.workers, step=step, rate=rate)
+        self.run.start(self.session.workers, step=step, rate=rate, thread=thread)
         self.session.set_training(self.run)
-        self.plot_timer.start()
+        self.ui_timer.start()
         self._update_controls()
         self._update_status()
         return True
@@ -273,7 +285,8 @@ class TrainingPane(Pane):
         stage = run.stage
         if not self._plots_started and stage is not None:
             self._plots_started = True
-            self.plots.reset(1.0 if stage.counts_known else None, held_out=stage.held_out_tokens > 0)
+            self.plots.reset(1.0 if stage.counts_known else None, held_out=stage.held_out_tokens > 0,
+                             target=stage.target_merges)
         first = len(run.merges) - len(merges)
         ranks = [m.rank for m in merges]
         counts = [m.count for m in merges] if self.model.counts_known else []
@@ -287,16 +300,37 @@ class TrainingPane(Pane):
         vocab_sizes = [vocab_size_after(m.rank, specials) for m in merges]
         self.plots.add(ranks, counts, train_bpt, held_out_bpt, vocab_sizes)
         self.model.append(merges)
-        if self.follow.isChecked():
+        self._scroll_pending = True
+        if self._slow_run():  # stepping or playing for an audience: show each merge at once
+            self._on_ui_timer_timeout(plots=True)
+
+    def _slow_run(self) -> bool:
+        run = self.run
+        return run is not None and (run.state == PAUSED or (run.rate is not None and run.rate <= 20))
+
+    def _on_run_progressed(self) -> None:
+        self._status_dirty = True
+        if self._slow_run():
+            self._update_status()
+
+    def _on_ui_timer_timeout(self, plots: bool = False) -> None:
+        self._ticks += 1
+        if self._status_dirty:
+            self._status_dirty = False
+            self._update_status()
+        if self._scroll_pending and self.follow.isChecked():
             self.table.scrollToBottom()
+        self._scroll_pending = False
+        if plots or self._ticks % PLOT_EVERY == 0:
+            self.plots.refresh()
 
     def _on_run_state_changed(self, state: str) -> None:
         self._update_controls()
         self._update_status()
 
     def _on_run_ended(self, state: str) -> None:
-        self.plot_timer.stop()
-        self.plots.refresh()
+        self.ui_timer.stop()
+        self._on_ui_timer_timeout(plots=True)
         run = self.run
         if run is None:
             return
@@ -308,26 +342,21 @@ class TrainingPane(Pane):
         self._update_status()
 
     def _build_tokenizer(self, run: TrainingRun) -> None:
-        """Make the tokenizer off the GUI thread (100,000 merges take a moment), then publish it."""
-        name = self._unique_name(self.form.name_edit.text().strip() or self.default_name(run))
-        merges, settings = list(run.merges), run.settings
-        metadata = {"created_by": f"tokenizer-explorer {__version__} (Training pane)",
-                    "corpus": [source.name for source in run.corpus.sources],
-                    "held_out": run.corpus.held_out.name if run.corpus.held_out else None,
-                    "vocab_size": settings.vocab_size, "engine": settings.engine,
-                    "seconds": round(run.elapsed, 2), "complete": run.state == FINISHED}
-
-        connected = threading.Event()  # a fast job could finish before its signals are connected
-
-        def work():  # type: ignore[no-untyped-def]
-            connected.wait()
-            return own.from_merges(merges, settings.pattern, settings.special_tokens, name=name, metadata=metadata)
-            yield
-
-        job = self.session.workers.start("building the tokenizer", work, key="training-result")
-        job.finished.connect(lambda tokenizer: self._on_tokenizer_built(run, tokenizer))
+        """Publish the run's tokenizer. A finished run's child built it already; a cancelled run's
+        merges go to a child process to be built (100,000 merges would hold up the window)."""
+        run.metadata.update(seconds=round(run.elapsed, 2), complete=run.state == FINISHED)
+        tokenizer = run.summary.tokenizer if run.summary is not None else None
+        if isinstance(tokenizer, BPE):
+            tokenizer.metadata.update(run.metadata)
+            # On the next turn of the event loop: the last repaint of the run comes first, then
+            # every pane's reaction to the new tokenizer, each in its own short slice.
+            QTimer.singleShot(0, self, lambda: self._on_tokenizer_built(run, tokenizer))
+            return
+        job = self.session.workers.start_process("building the tokenizer", build_tokenizer,
+                                                 (list(run.merges), run.settings, run.name, run.metadata),
+                                                 key="training-result")
+        job.finished.connect(lambda built: self._on_tokenizer_built(run, built))
         job.failed.connect(lambda message: self.session.post_error("Could not build the tokenizer", message))
-        connected.set()
 
     def _on_tokenizer_built(self, run: TrainingRun, tokenizer: BPE) -> None:
         if run is not self.run:
@@ -338,9 +367,8 @@ class TrainingPane(Pane):
         self._update_controls()
         self._update_status()
 
-    def default_name(self, run: TrainingRun | None = None) -> str:
-        corpus = run.corpus if run is not None else self.session.corpus
-        settings: TrainingSettings | None = run.settings if run is not None else None
+    def default_name(self, settings: TrainingSettings | None = None) -> str:
+        corpus = self.session.corpus
         first = corpus.sources[0].name if isinstance(corpus, Corpus) and corpus.sources else "corpus"
         first = re.sub(r"^(Sample|Toy):\s*", "", first)
         stem = re.sub(r"[^\w]+", "-", first.split("(")[0].split(".")[0].strip().lower()).strip("-") or "corpus"
@@ -437,7 +465,11 @@ class TrainingPane(Pane):
             self.status.setText(problem or "Press <b>Train</b> to learn merges from the corpus, or <b>Step</b> to "
                                 "watch them one at a time.")
             return
+        # QProgressBar.setValue repaints at once (the whole window's dirty regions with it):
+        # with updates off it only schedules a repaint, like every other widget.
+        self.progress.setUpdatesEnabled(False)
         self.progress.setFormat(self._progress_text(run))
+        self.progress.setUpdatesEnabled(True)
         self.status.setText(self._status_text(run))
 
     def _progress_text(self, run: TrainingRun) -> str:
@@ -528,7 +560,11 @@ class TrainingPane(Pane):
         self.model.set_text_font(font)
         metrics_height = max(font.pointSize() * 2, 20)
         self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
-        self.status.setFont(QFont(self.font().family(), max(font.pointSize(), 10)))
+        status_font = QFont(self.font().family(), max(font.pointSize(), 10))
+        self.status.setFont(status_font)
+        # Two lines, always: a status line that changes height re-lays out the plots below it,
+        # and laying out pyqtgraph is the slowest thing a repaint can do.
+        self.status.setFixedHeight(QFontMetrics(status_font).lineSpacing() * 2 + 6)
         self.plots.set_font_size(font.pointSize())
 
     def _on_session_theme_changed(self, dark: bool) -> None:

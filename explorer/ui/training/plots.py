@@ -8,10 +8,12 @@ vocabularies, so their held-out bytes per token are points on the same run's cur
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from explorer.core.train import BYTE_VOCAB
 
@@ -68,6 +70,10 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             plot.setClipToView(True)
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.setMenuEnabled(False)
+            for axis in ("left", "bottom"):
+                # Axes redraw their ticks and labels only when the range changes; between, a cached
+                # pixmap is enough (replaying their text is most of a plot's repaint otherwise).
+                plot.getAxis(axis).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.train_curve = self.compression.plot(name="training text", pen=pg.mkPen(TRAIN_COLOR, width=2))
         self.held_out_curve = self.compression.plot(name="held-out text", pen=pg.mkPen(HELD_OUT_COLOR, width=2))
         self.count_curve = self.counts.plot(pen=pg.mkPen(COUNT_COLOR, width=1.5))
@@ -82,19 +88,37 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.count = Series()
         self.sweep_points: list[tuple[int, float]] = []
         self.sweep_source = "held-out text"
+        self._labelled = []
+        self._fixed = False
+        self._max_bpt = self._top_bpt = 1.0
+        self._max_count = self._top_count = 1
         self._dirty = False
         self.set_dark(False)
 
     # Feeding
 
-    def reset(self, corpus_bpt: float | None = None, held_out: bool = False) -> None:
+    def reset(self, corpus_bpt: float | None = None, held_out: bool = False, target: int = 0) -> None:
+        """Start over; `target` merges fixes the x axes, so they are not re-laid out on every update."""
         for series in (self.train, self.held_out, self.count):
             series.clear()
+        self._fixed = target > 0
+        self._max_bpt = self._top_bpt = 1.0
+        self._max_count = self._top_count = 1
+        for plot in (self.compression, self.counts):
+            if self._fixed:
+                plot.disableAutoRange()
+                plot.setXRange(0, target, padding=0.02)
+            else:
+                plot.enableAutoRange(x=True, y=True)
+        if self._fixed:
+            self.compression.setYRange(1.0, 2.0, padding=0.02)
+            self.counts.setYRange(0, 1, padding=0.02)
         if corpus_bpt:
             self.train.extend([0], [corpus_bpt])
         if held_out:
             self.held_out.extend([0], [1.0])  # before any merge, every byte is a token
         self.sweep_points = []
+        self._labelled: list[tuple[int, float]] = []
         self.sweep_source = "held-out text" if held_out else "training text"
         self.sweep.setTitle(f"Compression vs vocabulary size ({self.sweep_source})")
         self._dirty = True
@@ -103,6 +127,8 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             vocab_sizes: list[int]) -> None:
         """Append one batch: x is the number of merges so far (rank + 1)."""
         xs = [r + 1 for r in ranks]
+        self._max_bpt = max([self._max_bpt, *train_bpt, *held_out_bpt])
+        self._max_count = max([self._max_count, *counts])
         if train_bpt:
             self.train.extend(xs, train_bpt)
         if held_out_bpt:
@@ -121,17 +147,33 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         if not self._dirty:
             return
         self._dirty = False
+        if self._fixed:
+            self._grow_y_ranges()
         self.train_curve.setData(self.train.x, self.train.y)
         self.held_out_curve.setData(self.held_out.x, self.held_out.y)
         self.count_curve.setData(self.count.x, self.count.y)
-        if self.sweep_points:
-            sizes, values = zip(*self.sweep_points)
-            self.sweep_curve.setData(np.array(sizes, dtype=float), np.array(values))
-        else:
-            self.sweep_curve.setData([], [])
-        self._update_sweep_labels()
+        if self._labelled != self.sweep_points:  # the sweep changes a few times a run, not on every refresh
+            if self.sweep_points:
+                sizes, values = zip(*self.sweep_points)
+                self.sweep_curve.setData(np.array(sizes, dtype=float), np.array(values))
+            else:
+                self.sweep_curve.setData([], [])
+            self._update_sweep_labels()
 
-    def _update_sweep_labels(self) -> None:
+    def _grow_y_ranges(self) -> None:
+        """Widen the y axes in coarse steps, only when the data outgrow them: an axis whose range
+        changes is laid out and drawn again, which is most of a plot's repaint."""
+        if self._max_bpt > self._top_bpt:
+            self._top_bpt = math.ceil(self._max_bpt * 1.1 * 2) / 2
+            self.compression.setYRange(1.0, self._top_bpt, padding=0.02)
+        if self._max_count > self._top_count:
+            self._top_count = 10 ** math.ceil(math.log10(self._max_count) + 0.1)
+            self.counts.setYRange(0, math.log10(self._top_count), padding=0.02)
+
+    def _update_sweep_labels(self, force: bool = False) -> None:
+        if not force and self._labelled == self.sweep_points:
+            return
+        self._labelled = list(self.sweep_points)
         for label in self.sweep_labels:
             self.sweep.removeItem(label)
         self.sweep_labels = []
@@ -154,7 +196,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
                 item.setTextPen(pg.mkPen(self._text_color))
             plot.titleLabel.item.setDefaultTextColor(self._text_color)
         self.compression_legend.setLabelTextColor(self._text_color)
-        self._update_sweep_labels()
+        self._update_sweep_labels(force=True)
 
     def set_font_size(self, point_size: int) -> None:
         font = QFont()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -31,9 +32,11 @@ class TrainingRun(QObject):
     state_changed = Signal(str)
     ended = Signal(str)  # FINISHED, CANCELLED or FAILED
 
-    def __init__(self, corpus: Corpus, settings: TrainingSettings, parent: QObject | None = None) -> None:
+    def __init__(self, corpus: Corpus, settings: TrainingSettings, name: str = "",
+                 metadata: dict[str, Any] | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.corpus, self.settings = corpus, settings
+        self.name, self.metadata = name, dict(metadata or {})
         self.merges: list[Merge] = []
         self.held_out_tokens: list[int] = []  # after each merge (-1 without held-out text)
         self.counting: Counting | None = None
@@ -48,11 +51,21 @@ class TrainingRun(QObject):
 
     # Control
 
-    def start(self, workers: Workers, step: bool = False, rate: float | None = None) -> None:
-        """Start the child; `step` stops after the first merge, `rate` paces merges per second."""
+    def start(self, workers: Workers, step: bool = False, rate: float | None = None, thread: bool = False) -> None:
+        """Start the child; `step` stops after the first merge, `rate` paces merges per second.
+
+        `thread` runs the trainer on a pool thread instead (no step or play): only the benchmark
+        uses it, to show why the child process is needed.
+        """
         self.started_at = time.monotonic()
-        self.job = workers.start_process("training", run_training, (self.corpus, self.settings),
-                                         key="training", step_types=(Learned,))
+        if thread:
+            corpus, settings, name, metadata = self.corpus, self.settings, self.name, self.metadata
+            self.job = workers.start("training", lambda: run_training(corpus, settings, name, metadata),  # type: ignore[assignment]
+                                     key="training")
+        else:
+            self.job = workers.start_process("training", run_training,
+                                             (self.corpus, self.settings, self.name, self.metadata),
+                                             key="training", step_types=(Learned,))
         self.job.batch_ready.connect(self._on_job_batch_ready)
         self.job.finished.connect(self._on_job_finished)
         self.job.cancelled.connect(lambda: self._end(CANCELLED))
