@@ -81,7 +81,7 @@ def _scan(source: Source, pretokenizer: Pretokenizer) -> Iterator[SourceStats]:
     chars = lines = words = 0
     for text in reader:
         chars += len(text)
-        lines += text.count("\n")
+        lines += text.count("\n") + (not text.endswith("\n"))  # a text without a final newline ends a line too
         words += len(text.split())
         add_chunks(pieces(text))
         count_scripts(text, scripts)
@@ -90,8 +90,6 @@ def _scan(source: Source, pretokenizer: Pretokenizer) -> Iterator[SourceStats]:
             stats.chars, stats.lines, stats.words, stats.bytes = chars, lines, words, reader.bytes_read
             stats.distinct_chunks, stats.fraction = len(chunks), min(reader.bytes_read / total, 0.99)
             yield stats.snapshot()
-    if chars and not text.endswith("\n"):
-        lines += 1  # the last line has no newline, or the source is one text
     stats.chars, stats.lines, stats.words, stats.bytes = chars, lines, words, reader.bytes_read
     stats.distinct_chunks, stats.fraction, stats.done = len(chunks), 1.0, True
     stats.skipped = list(reader.skipped)

@@ -1,0 +1,66 @@
+"""Painting for the sources table: a stacked bar of script shares, and a progress bar while counting."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+from explorer.core.script_stats import SCRIPT_NAMES, script_shares
+from explorer.ui.corpus.models import FractionRole, ScriptsRole
+from explorer.ui.theme import OKABE_ITO
+
+BAR_WIDTH = 90
+
+
+def script_color(name: str) -> QColor:
+    """A stable colour per script (colour-blind-safe palette; the text next to it says the same)."""
+    index = SCRIPT_NAMES.index(name) if name in SCRIPT_NAMES else len(OKABE_ITO) - 1
+    return QColor(OKABE_ITO[index % len(OKABE_ITO)])
+
+
+class ScriptsDelegate(QStyledItemDelegate):
+    """A small bar of the script shares, then their description ('Latin 62% · Hangul 38%')."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
+        shares = script_shares(index.data(ScriptsRole) or {})
+        if not shares:
+            super().paint(painter, option, index)
+            return
+        painter.save()
+        if option.state & QStyle.StateFlag.State_Selected:
+            painter.fillRect(option.rect, option.palette.highlight())
+        bar = QRect(option.rect.left() + 4, option.rect.top() + option.rect.height() // 4,
+                    BAR_WIDTH, option.rect.height() // 2)
+        x = bar.left()
+        for position, (name, share) in enumerate(shares):
+            width = round(share * BAR_WIDTH) if position < len(shares) - 1 else bar.right() - x + 1
+            painter.fillRect(QRect(x, bar.top(), max(width, 1), bar.height()), script_color(name))
+            x += width
+        painter.setPen(option.palette.color(option.palette.ColorRole.Mid))
+        painter.drawRect(bar)
+        text_rect = option.rect.adjusted(BAR_WIDTH + 10, 0, 0, 0)
+        role = option.palette.ColorRole.HighlightedText if option.state & QStyle.StateFlag.State_Selected \
+            else option.palette.ColorRole.Text
+        painter.setPen(option.palette.color(role))
+        painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft),
+                         str(index.data()))
+        painter.restore()
+
+
+class StatusDelegate(QStyledItemDelegate):
+    """The status text over a thin progress bar while the source is being counted."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
+        super().paint(painter, option, index)
+        fraction = index.data(FractionRole)
+        if fraction is None or fraction >= 1.0:
+            return
+        painter.save()
+        track = QRect(option.rect.left() + 2, option.rect.bottom() - 3, option.rect.width() - 4, 3)
+        painter.fillRect(track, option.palette.color(option.palette.ColorRole.Midlight))
+        painter.fillRect(QRect(track.left(), track.top(), round(track.width() * fraction), track.height()),
+                         option.palette.color(option.palette.ColorRole.Highlight))
+        painter.restore()

@@ -1,0 +1,204 @@
+"""The efficiency table: chosen tokenizers against every corpus source, computed in a child process.
+
+Bundled and file tokenizers are loaded by the child from their spec; tokenizers trained in this
+session travel as their JSON document. The premium column compares each source with a reference
+source (for parallel texts: the same content in English).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem,
+    QProgressBar, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
+
+from explorer.core.bpe import BPE
+from explorer.core.corpus_sources import Source
+from explorer.core.efficiency import EfficiencyProgress, Measurement, TokenizerRef, measure_all, to_csv
+from explorer.core.files import write_atomic
+from explorer.core.formats import own
+from explorer.ui.corpus.models import EfficiencyModel, SortRole
+from explorer.ui.picker import BUNDLED
+from explorer.ui.session import TRAINED_PREFIX, Session
+from explorer.ui.workers import ProcessJob
+
+SpecRole = Qt.ItemDataRole.UserRole + 20
+
+
+class EfficiencyPanel(QWidget):
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.sources: list[Source] = []
+        self.job: ProcessJob | None = None
+        self._checked: set[str] = {"o200k_base", "cl100k_base", "r50k_base"}
+        layout = QHBoxLayout(self)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(QLabel("Tokenizers to compare:"))
+        self.tokenizer_list = QListWidget()
+        self.tokenizer_list.itemChanged.connect(self._on_tokenizer_list_item_changed)
+        left_layout.addWidget(self.tokenizer_list, 1)
+        left_layout.addWidget(QLabel("Premium against:"))
+        self.reference = QComboBox()
+        self.reference.setToolTip("The source the others are compared with, per tokenizer")
+        self.reference.currentIndexChanged.connect(self._on_reference_changed)
+        left_layout.addWidget(self.reference)
+        buttons = QHBoxLayout()
+        self.compute_button = QPushButton("Compute")
+        self.compute_button.clicked.connect(lambda: self.compute())
+        self.export_button = QPushButton("Export CSV...")
+        self.export_button.clicked.connect(lambda: self.export_csv())
+        buttons.addWidget(self.compute_button)
+        buttons.addWidget(self.export_button)
+        left_layout.addLayout(buttons)
+        split.addWidget(left)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        right_layout.addWidget(self.progress)
+        self.model = EfficiencyModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SortRole)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setAlternatingRowColors(True)
+        right_layout.addWidget(self.table, 1)
+        self.note = QLabel("Pick tokenizers and press Compute: tokens, bytes per token, tokens per word and "
+                           "the premium of each source over the reference.")
+        self.note.setWordWrap(True)
+        right_layout.addWidget(self.note)
+        split.addWidget(right)
+        split.setSizes([240, 700])
+        layout.addWidget(split)
+        session.tokenizers_changed.connect(self.rebuild_tokenizers)
+        session.tokenizer_changed.connect(lambda _: self.rebuild_tokenizers())
+        self.rebuild_tokenizers()
+
+    # Choices
+
+    def rebuild_tokenizers(self) -> None:
+        self.tokenizer_list.blockSignals(True)
+        self.tokenizer_list.clear()
+        entries = [(label, spec) for spec, label in BUNDLED]
+        entries += [(f"{name} (trained)", TRAINED_PREFIX + name) for name in self.session.trained]
+        current = self.session.tokenizer_spec
+        if current and all(spec != current for _, spec in entries) and self.session.tokenizer is not None:
+            entries.append((f"{self.session.tokenizer.name} (current)", current))
+        for label, spec in entries:
+            item = QListWidgetItem(label)
+            item.setData(SpecRole, spec)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if spec in self._checked else Qt.CheckState.Unchecked)
+            self.tokenizer_list.addItem(item)
+        self.tokenizer_list.blockSignals(False)
+
+    def _on_tokenizer_list_item_changed(self, item: QListWidgetItem) -> None:
+        spec = item.data(SpecRole)
+        if item.checkState() == Qt.CheckState.Checked:
+            self._checked.add(spec)
+        else:
+            self._checked.discard(spec)
+
+    def set_checked(self, specs: list[str]) -> None:
+        self._checked = set(specs)
+        self.rebuild_tokenizers()
+
+    def set_sources(self, sources: list[Source]) -> None:
+        self.sources = list(sources)
+        previous = self.reference.currentText()
+        self.reference.blockSignals(True)
+        self.reference.clear()
+        self.reference.addItem("(none)", "")
+        for source in sources:
+            self.reference.addItem(source.name, source.name)
+        index = self.reference.findText(previous)
+        if index < 0:  # an English source is the natural reference for parallel texts
+            index = next((i for i in range(self.reference.count()) if "English" in self.reference.itemText(i)), 0)
+        self.reference.setCurrentIndex(index)
+        self.reference.blockSignals(False)
+        self.model.set_reference(self.reference.currentData() or "")
+
+    def _on_reference_changed(self) -> None:
+        self.model.set_reference(self.reference.currentData() or "")
+
+    def refs(self) -> list[TokenizerRef]:
+        refs = []
+        for row in range(self.tokenizer_list.count()):
+            item = self.tokenizer_list.item(row)
+            if item.checkState() != Qt.CheckState.Checked:
+                continue
+            spec = str(item.data(SpecRole))
+            label = item.text().replace(" (trained)", "").replace(" (current)", "")
+            tokenizer = self.session.trained.get(spec[len(TRAINED_PREFIX):]) if spec.startswith(TRAINED_PREFIX) \
+                else None
+            if tokenizer is None and spec == self.session.tokenizer_spec and isinstance(self.session.tokenizer, BPE) \
+                    and not spec.startswith(TRAINED_PREFIX):
+                tokenizer = None  # a file: the child loads it by its spec
+            if isinstance(tokenizer, BPE):
+                refs.append(TokenizerRef(label, document=own.to_json(tokenizer)))
+            else:
+                refs.append(TokenizerRef(label, spec=spec))
+        return refs
+
+    # Work
+
+    def compute(self) -> bool:
+        refs = self.refs()
+        if not refs or not self.sources:
+            self.note.setText("Choose at least one tokenizer, and add sources to the corpus first.")
+            return False
+        self.model.clear()
+        self.progress.setValue(0)
+        self.progress.setFormat("starting")
+        self.progress.show()
+        self.job = self.session.workers.start_process("measuring efficiency", measure_all, (refs, self.sources),
+                                                      key="corpus-efficiency")
+        self.job.batch_ready.connect(self._on_job_batch_ready)
+        self.job.finished.connect(lambda _: self._on_job_ended("Done."))
+        self.job.failed.connect(lambda message: self._on_job_ended(f"Failed: {message}"))
+        self.job.cancelled.connect(lambda: self._on_job_ended("Cancelled."))
+        self.note.setText(f"Encoding {len(self.sources)} source(s) with {len(refs)} tokenizer(s)...")
+        return True
+
+    def _on_job_batch_ready(self, items: list[object]) -> None:
+        self.model.add([item for item in items if isinstance(item, Measurement)])
+        progress = [item for item in items if isinstance(item, EfficiencyProgress)]
+        if progress:
+            last = progress[-1]
+            done = (last.pairs_done + last.fraction) / max(last.pairs_total, 1)
+            self.progress.setValue(int(1000 * done))
+            self.progress.setFormat(f"{last.tokenizer} on {last.source}: {last.fraction:.0%}")
+
+    def _on_job_ended(self, message: str) -> None:
+        self.progress.hide()
+        errors = [row for row in self.model.rows if row.error]
+        extra = f" {len(errors)} row(s) failed: {errors[0].error}" if errors else ""
+        self.note.setText(message + extra)
+
+    def export_csv(self, path: str | None = None) -> bool:
+        if not self.model.rows:
+            self.note.setText("Nothing to export yet: press Compute first.")
+            return False
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export efficiency table", "efficiency.csv", "CSV (*.csv)")
+        if not path:
+            return False
+        try:
+            write_atomic(path, to_csv(self.model.rows, self.model.reference))
+        except OSError as exc:
+            self.session.post_error("Could not export", f"{path}: {exc.strerror or exc}")
+            return False
+        self.session.status_posted.emit(f"Exported the efficiency table to {path}")
+        return True
