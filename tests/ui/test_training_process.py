@@ -71,9 +71,16 @@ def test_step_pause_resume_and_cancel(qtbot, workers: Workers) -> None:  # type:
     job.resume()
     qtbot.waitUntil(lambda: len(items) > 1000, timeout=10_000)
     job.pause()
-    qtbot.wait(300)
+    seen = [-1]
+
+    def settled() -> bool:  # batches already in the pipe still arrive; then nothing more
+        qtbot.wait(300)
+        still, seen[0] = len(items) == seen[0], len(items)
+        return still
+
+    qtbot.waitUntil(settled, timeout=10_000)
     paused_at = len(items)
-    qtbot.wait(300)
+    qtbot.wait(500)
     assert len(items) == paused_at
     with qtbot.waitSignal(job.cancelled, timeout=5000):
         job.cancel()
