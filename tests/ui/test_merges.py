@@ -223,7 +223,7 @@ def test_encode_trace_steps_to_the_final_tokens(qtbot: QtBot, session: Session, 
     trace.step_button.click()
     assert "Step 1 of" in trace.status.text() and trace.done == 1
     trace.input.setFocus()
-    qtbot.keyClick(trace.input, Qt.Key.Key_F10)
+    qtbot.keyClick(trace.input, Qt.Key.Key_F9)
     assert trace.done == 2
     trace.timer.setInterval(20)  # Play, quickly
     trace.play_button.click()

@@ -150,12 +150,12 @@ class TracePanel(QWidget):
         self.input.setMaxLength(MAX_CHARS)
         self.input.setClearButtonEnabled(True)
         self.step_button = QPushButton("&Step")
-        self.step_button.setToolTip("Apply the next merge: the lowest-ranked pair present (Alt+S or F10)")
+        self.step_button.setToolTip("Apply the next merge: the lowest-ranked pair present (Alt+S or F9)")
         self.play_button = QPushButton("&Play")
-        self.play_button.setToolTip("Apply the merges one after another (Alt+P or F9)")
+        self.play_button.setToolTip("Apply the merges one after another (Alt+P or F8)")
         self.play_button.setCheckable(True)
         self.reset_button = QPushButton("&Reset")
-        self.reset_button.setToolTip("Back to the bytes (Alt+R)")
+        self.reset_button.setToolTip("Back to the bytes (Alt+R or F6)")
         top = QHBoxLayout()
         top.addWidget(self.input, 1)
         for button in (self.step_button, self.play_button, self.reset_button):
@@ -181,7 +181,8 @@ class TracePanel(QWidget):
         self.reset_button.clicked.connect(self.reset)
         self.steps.currentRowChanged.connect(self._on_steps_current_row_changed)
         self.strip.token_clicked.connect(self.token_clicked)
-        for key, slot in (("F10", self.step), ("F9", self.play_button.toggle)):
+        # The same stepping keys as the Bytes and Training panes: F6 reset, F8 play/pause, F9 step.
+        for key, slot in (("F9", self.step), ("F8", self.play_button.toggle), ("F6", self.reset)):
             shortcut = QShortcut(QKeySequence(key), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(slot)
