@@ -1,8 +1,10 @@
 """The token view's text: each token's display string and where it sits, in Qt's UTF-16 units.
 
 Qt counts positions in UTF-16 code units, Python in code points; an emoji is 2 of one and 1 of
-the other. Display strings are cached per token id (a token's bytes never change), so building
-the view of a 1 MB text is a dictionary lookup per token. No Qt here.
+the other. A token's display string never changes, so it is worked out once per id and kept in
+numpy columns indexed by id: a piece of 3,000 tokens then costs a few vector operations and one
+join, which keeps a worker building the view of a 1 MB text from holding the interpreter lock
+for long. No Qt here.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ LONG_LINE = 3000  # display characters before a forced line break (Qt lays out h
 
 
 def utf16_length(text: str) -> int:
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF) if not text.isascii() else len(text)
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,74 +29,124 @@ class DisplayPiece:
     """The display of consecutive tokens: their text and, per token, start (relative) and painted length."""
 
     text: str
-    starts: list[int]  # UTF-16 offsets from the piece's start
-    painted: list[int]  # UTF-16 length to colour (a trailing separator or line break is left white)
+    starts: np.ndarray  # UTF-16 offsets from the piece's start
+    painted: np.ndarray  # UTF-16 length to colour (a line break after the token is left white)
     length: int  # UTF-16 length of `text`
 
 
 class DisplayBuilder:
-    """Builds display pieces for token ids in text mode or id mode, remembering the current line length."""
+    """Builds display pieces for token ids in text mode or id mode, remembering the current line length.
+
+    Line breaks: after a token that shows a newline (`↵`), after one that ends in a carriage
+    return not followed by a newline (`␍`, old Mac text), and every LONG_LINE characters of a
+    line without either (minified JSON), at a token boundary.
+    """
 
     def __init__(self, tokenizer: Tokenizer, show_ids: bool) -> None:
         self.tokenizer = tokenizer
         self.show_ids = show_ids
-        self._cache: dict[int, tuple[str, int, int]] = {}
+        self.texts: dict[int, str] = {}
+        size = tokenizer.vocab_size
+        self.lengths = np.full(size, -1, np.int64)  # UTF-16 length of the display; -1: not seen yet
+        self.painted = np.zeros(size, np.int64)  # how much of it is coloured (not a separator or line break)
+        self.newline = np.zeros(size, bool)  # the display ends with a line break
+        self.ends_cr = np.zeros(size, bool)  # the token ends with "\r" (shown as `␍`)
+        self.starts_lf = np.zeros(size, bool)  # the token starts with "\n"
         self.line = 0  # display characters since the last line break
 
-    def _entry(self, token_id: int) -> tuple[str, int, int]:
-        entry = self._cache.get(token_id)
-        if entry is None:
+    def _learn(self, ids: np.ndarray) -> None:
+        """Work out the display of ids not seen before."""
+        if len(ids) and int(ids.max()) >= len(self.lengths):
+            grow = int(ids.max()) + 1 - len(self.lengths)
+            self.lengths = np.concatenate([self.lengths, np.full(grow, -1, np.int64)])
+            self.painted = np.concatenate([self.painted, np.zeros(grow, np.int64)])
+            for name in ("newline", "ends_cr", "starts_lf"):
+                setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow, bool)]))
+        for token_id in np.unique(ids[self.lengths[ids] < 0]).tolist():
             data = self.tokenizer.token_bytes(token_id)
             if self.show_ids:
                 text = f"{token_id}\n" if b"\n" in data else f"{token_id} "
-                entry = (text, len(text), len(text) - 1)
             else:
                 text = token_text(data)
-                length = utf16_length(text)
-                entry = (text, length, length - 1 if text.endswith("\n") else length)
-            self._cache[token_id] = entry
-        return entry
+                self.ends_cr[token_id] = data.endswith(b"\r")
+                self.starts_lf[token_id] = data.startswith(b"\n")
+            self.texts[token_id] = text
+            self.lengths[token_id] = utf16_length(text)
+            self.newline[token_id] = text.endswith("\n")
+            self.painted[token_id] = self.lengths[token_id] - (self.show_ids or text.endswith("\n"))
 
-    def piece(self, ids: Sequence[int]) -> DisplayPiece:
-        parts: list[str] = []
-        starts: list[int] = []
-        painted: list[int] = []
-        position, line = 0, self.line
-        entry = self._entry
-        for token_id in ids:
-            text, length, paint = entry(token_id)
-            starts.append(position)
-            painted.append(paint)
-            if text.endswith("\n"):
-                line = 0
-            else:
-                line += length
-                if line > LONG_LINE:
-                    text, length, line = text + "\n", length + 1, 0
-            parts.append(text)
-            position += length
-        self.line = line
-        return DisplayPiece("".join(parts), starts, painted, position)
+    def piece(self, ids: Sequence[int] | np.ndarray, following: int | None = None) -> DisplayPiece:
+        """The display of `ids`; `following` is the id of the token after them, if any (it decides
+        whether a final carriage return ends a line or is the first half of "\\r\\n")."""
+        ids = np.asarray(ids, np.int64)
+        self._learn(ids)
+        texts = [self.texts[i] for i in ids.tolist()]
+        lengths = self.lengths[ids]
+        painted = self.painted[ids]
+        breaks = self.newline[ids].copy()
+        next_lf = np.zeros(len(ids), bool)
+        next_lf[:-1] = self.starts_lf[ids[1:]]
+        if len(ids) and following is not None:
+            self._learn(np.asarray([following], np.int64))
+            next_lf[-1] = self.starts_lf[following]
+        lone_cr = np.flatnonzero(self.ends_cr[ids] & ~next_lf)
+        breaks[lone_cr] = True
+        added = np.concatenate([lone_cr, _forced_breaks(np.cumsum(lengths), breaks, self.line)])
+        for index in added.tolist():
+            texts[index] += "\n"
+        lengths = lengths.copy()
+        lengths[added] += 1  # (a token gets at most one added break)
+        breaks[added] = True
+        ends = np.cumsum(lengths)
+        length = int(ends[-1]) if len(ids) else 0
+        self.line = _line_after(ends, breaks, self.line)
+        return DisplayPiece("".join(texts), ends - lengths, painted, length)
 
 
-def concat_starts(base: int, piece: DisplayPiece) -> np.ndarray:
-    return np.asarray(piece.starts, np.int64) + base
+def _forced_breaks(ends: np.ndarray, breaks: np.ndarray, carry: int) -> np.ndarray:
+    """Tokens after which a line is broken because it has run past LONG_LINE characters.
+
+    `ends` are the display ends of the tokens, `breaks` marks tokens that end a line anyway and
+    `carry` is the length of the line the first token continues. Only lines that are too long
+    are walked, one forced break at a time.
+    """
+    count = len(ends)
+    ended = np.flatnonzero(breaks)
+    before = np.searchsorted(ended, np.arange(count), side="left")  # line breaks before each token
+    begins = np.concatenate([[-carry], ends[ended]])[before]  # where each token's line begins
+    too_long = np.flatnonzero((ends - begins > LONG_LINE) & ~breaks)
+    forced: list[int] = []
+    done = -1
+    for first in too_long.tolist():
+        if first <= done:
+            continue
+        line_end = int(ended[before[first]]) if before[first] < len(ended) else count
+        begin = int(begins[first])
+        while True:
+            over = int(np.searchsorted(ends, begin + LONG_LINE, side="right"))  # the first token past the limit
+            if over >= line_end:
+                break
+            forced.append(over)
+            begin = int(ends[over])
+        done = line_end
+    return np.asarray(forced, np.int64)
 
 
-def to_utf16(text: str, index: int) -> int:
-    """Python index -> Qt position."""
-    return index if text.isascii() else len(text[:index].encode("utf-16-le")) // 2
+def _line_after(ends: np.ndarray, breaks: np.ndarray, carry: int) -> int:
+    """Display characters since the last line break, after a piece."""
+    ended = np.flatnonzero(breaks)
+    if not len(ends):
+        return carry
+    if len(ended):
+        return int(ends[-1] - ends[ended[-1]])
+    return carry + int(ends[-1])
 
 
-def from_utf16(text: str, position: int) -> int:
-    """Qt position -> Python index (a position inside a surrogate pair rounds down)."""
-    if text.isascii():
-        return position
-    low, high = 0, min(len(text), position)
-    while low < high:  # largest index whose UTF-16 position is <= position
-        middle = (low + high + 1) // 2
-        if to_utf16(text, middle) <= position:
-            low = middle
-        else:
-            high = middle - 1
-    return low
+def join_pieces(pieces: Sequence[DisplayPiece]) -> DisplayPiece:
+    """Consecutive pieces as one (for one insertion into the view)."""
+    if len(pieces) == 1:
+        return pieces[0]
+    offsets = np.cumsum([0, *(piece.length for piece in pieces[:-1])])
+    return DisplayPiece("".join(piece.text for piece in pieces),
+                        np.concatenate([piece.starts + offset for piece, offset in zip(pieces, offsets)]),
+                        np.concatenate([piece.painted for piece in pieces]), sum(piece.length for piece in pieces))

@@ -10,21 +10,27 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Iterator
 
 import numpy as np
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from explorer.core.compare import count
+from explorer.core.compare import Counts
 from explorer.core.errors import ExplorerError
-from explorer.core.incremental import TokenBatch, TokenizedText, effective_mode, encode_stream
+from explorer.core.incremental import Edit, TokenBatch, TokenizedText, effective_mode, encode_stream
 from explorer.core.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.session import Session
-from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece
+from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, join_pieces
 from explorer.ui.tokens.view import TokenView
 
 SYNC_LIMIT = 20_000  # characters encoded on the GUI thread at once; longer texts go to a worker
-BUDGET_SECONDS = 0.012  # GUI time per turn spent filling the view
+TURN_CHARACTERS = 40_000  # display characters added to the view per event-loop turn (a few ms)
+REBUILD_STEP = 4096  # tokens per piece when the view is built again from the tokens
+
+# Tokens waiting to be shown: the batch for the state (None when only the view is rebuilt), the
+# ids and flags for the view, and their display.
+Queued = tuple[TokenBatch | None, np.ndarray, np.ndarray, DisplayPiece]
 
 
 class Lane(QWidget):
@@ -44,8 +50,7 @@ class Lane(QWidget):
         self.words: int | None = None
         self.complete = False
         self._builder: DisplayBuilder | None = None
-        self._queue: deque[tuple[TokenBatch, DisplayPiece]] = deque()
-        self._pending_text = ""
+        self._queue: deque[Queued] = deque()
         self._job = None
         self.counts = QLabel(self)
         self.counts.setObjectName("tokenCounts")
@@ -81,6 +86,8 @@ class Lane(QWidget):
         self.show_ids = show
         if self.state is not None and self.complete:
             self._rebuild_view()
+        elif self.state is not None:
+            self.encode_all(self.text)  # half built with the other display
 
     def set_text(self, text: str) -> None:
         """Follow the prompt: re-encode around the edit when possible, else everything."""
@@ -99,26 +106,25 @@ class Lane(QWidget):
             return
         self.text = text
         if edit.removed or edit.inserted or edit.char_delta:
-            ids = self.state.ids[edit.first:edit.first + edit.inserted]
-            flags = self.state.flags[edit.first:edit.first + edit.inserted]
-            assert self._builder is not None
-            self.view.replace_tokens(edit.first, edit.removed, ids, flags, self._builder.piece(ids.tolist()))
+            self._show_edit(edit)
         self.last_edit_seconds = time.perf_counter() - started
         self.words = None
         self._show_counts()
         self.updated.emit(self)
 
+    def _show_edit(self, edit: Edit) -> None:
+        assert self.state is not None and self._builder is not None
+        stop = edit.first + edit.inserted
+        ids, flags = self.state.ids[edit.first:stop], self.state.flags[edit.first:stop]
+        following = int(self.state.ids[stop]) if stop < len(self.state) else None
+        self._builder.line = self.view.line_length_at(self.view.position_of(edit.first))
+        self.view.replace_tokens(edit.first, edit.removed, ids, flags, self._builder.piece(ids, following))
+
     # Full encoding
 
     def encode_all(self, text: str) -> None:
-        self.text = text
-        self.complete = False
-        self._queue.clear()
-        if self._job is not None:
-            self._job.cancel()
-            self._job = None
+        self._start_filling(text)
         self.view.clear_tokens()
-        self.words = None
         if self.tokenizer is None:
             self.state = None
             self.counts.setText("No tokenizer yet: pick one in the toolbar.")
@@ -128,31 +134,60 @@ class Lane(QWidget):
         self.status.emit(self, f"{error} Showing the plain-text reading." if error else "")
         self.state = TokenizedText(tokenizer, "", mode, self.mode)
         self._builder = DisplayBuilder(tokenizer, self.show_ids)
-        self._pending_text = text
         if len(text) <= SYNC_LIMIT:
             try:
-                for batch in encode_stream(tokenizer, text, mode):
-                    self._queue.append((batch, self._builder.piece(batch.ids)))
+                self._queue.extend(_displayed(encode_stream(tokenizer, text, mode), self._builder))
             except ExplorerError as exc:
                 self.status.emit(self, str(exc))
                 return
             self._drain(budget=None)
             return
-        builder = DisplayBuilder(tokenizer, self.show_ids)  # the worker's own cache
-        self._builder = builder
+        builder = DisplayBuilder(tokenizer, self.show_ids)  # the worker's own
 
         def work():  # type: ignore[no-untyped-def]
-            for batch in encode_stream(tokenizer, text, mode):
-                yield batch, builder.piece(batch.ids)
+            yield from _displayed(encode_stream(tokenizer, text, mode), builder)
 
         self.counts.setText(f"Tokenizing {len(text):,} characters...")
-        job = self.session.workers.start(f"tokenizing {len(text):,} characters", work, key=f"lane:{id(self)}")
+        self._start_job(f"tokenizing {len(text):,} characters", work)
+
+    def _rebuild_view(self) -> None:
+        """Show the same tokens again (text or ids), filling the view as a new text would."""
+        assert self.state is not None and self.tokenizer is not None
+        self._start_filling(self.text)
+        self.view.clear_tokens()
+        self._builder = DisplayBuilder(self.tokenizer, self.show_ids)
+        ids, flags = self.state.ids, self.state.flags
+        if len(self.text) <= SYNC_LIMIT:
+            self._queue.append((None, ids, flags, self._builder.piece(ids)))
+            self._drain(budget=None)
+            return
+        builder = DisplayBuilder(self.tokenizer, self.show_ids)
+
+        def work():  # type: ignore[no-untyped-def]
+            for first in range(0, len(ids), REBUILD_STEP):
+                stop = first + REBUILD_STEP
+                following = int(ids[stop]) if stop < len(ids) else None
+                yield None, ids[first:stop], flags[first:stop], builder.piece(ids[first:stop], following)
+
+        self._start_job("showing the tokens again", work)
+
+    def _start_filling(self, text: str) -> None:
+        self.text = text
+        self.complete = False
+        self.words = None
+        self._queue.clear()
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+
+    def _start_job(self, name: str, work: object) -> None:
+        job = self.session.workers.start(name, work, key=f"lane:{id(self)}")  # type: ignore[arg-type]
         job.connect("batch_ready", self._on_job_batch)
         job.connect("finished", self._on_job_finished)
         job.connect("failed", self._on_job_failed)
         self._job = job
 
-    def _on_job_batch(self, job: object, items: list[tuple[TokenBatch, DisplayPiece]]) -> None:
+    def _on_job_batch(self, job: object, items: list[Queued]) -> None:
         if job is not self._job:
             return
         self._queue.extend(items)
@@ -169,35 +204,32 @@ class Lane(QWidget):
         self._job = None
         self._drain_timer.start()
 
-    def _drain(self, budget: float | None = BUDGET_SECONDS) -> None:
-        """Move queued batches into the state and the view, for at most `budget` seconds."""
-        started = time.perf_counter()
+    def _drain(self, budget: int | None = TURN_CHARACTERS) -> None:
+        """Move queued tokens into the state and the view: about `budget` display characters per
+        event-loop turn, in one insertion into the view's document."""
         state = self.state
-        while self._queue and state is not None:
-            batch, piece = self._queue.popleft()
-            state.extend(batch)
-            self.view.append_tokens(np.asarray(batch.ids, np.int64), np.asarray(batch.flags, np.uint8), piece)
-            if budget is not None and time.perf_counter() - started > budget:
-                return
+        if state is None:
+            return
+        taken: list[Queued] = []
+        size = 0
+        while self._queue and (budget is None or size < budget):
+            taken.append(self._queue.popleft())
+            size += taken[-1][3].length
+        if taken:
+            state.extend([batch for batch, *_ in taken if batch is not None])
+            self.view.append_tokens(np.concatenate([ids for _, ids, _, _ in taken]),
+                                    np.concatenate([flags for _, _, flags, _ in taken]),
+                                    join_pieces([piece for *_, piece in taken]))
+        if self._queue:
+            return
         self._drain_timer.stop()
-        if self._job is None and state is not None and not self.complete:
-            state.finish(self._pending_text)
+        if self._job is None and not self.complete:
+            state.finish(self.text)
             self.complete = True
             self._show_counts()
             self.updated.emit(self)
-        elif state is not None and not self.complete:
+        elif not self.complete:
             self.counts.setText(f"Tokenizing... {len(state):,} tokens so far")
-
-    def _rebuild_view(self) -> None:
-        assert self.state is not None and self.tokenizer is not None
-        self._builder = DisplayBuilder(self.tokenizer, self.show_ids)
-        self.view.clear_tokens()
-        step = 4096
-        ids, flags = self.state.ids, self.state.flags
-        for first in range(0, len(ids), step):
-            chunk = ids[first:first + step]
-            self.view.append_tokens(chunk, flags[first:first + step], self._builder.piece(chunk.tolist()))
-        self.updated.emit(self)
 
     # Counts
 
@@ -208,9 +240,22 @@ class Lane(QWidget):
     def _show_counts(self) -> None:
         if self.state is None:
             return
-        counts = count(self.text, len(self.state), self.words if self.words is not None else 0)
+        counts = Counts(len(self.text), self.state.byte_length, len(self.state), self.words or 0)
         summary = counts.summary()
         if self.words is None:
             summary = summary.rsplit(" · ", 2)[0] + " · counting words..."
         name = self.tokenizer.name if self.tokenizer is not None else ""
         self.counts.setText(f"<b>{name}</b>: {summary}")
+
+
+def _displayed(batches: Iterator[TokenBatch], builder: DisplayBuilder) -> Iterator[Queued]:
+    """Each batch with its display, built one batch late: whether a batch's last carriage return
+    ends a line depends on the next batch's first token."""
+    previous: TokenBatch | None = None
+    for batch in batches:
+        if previous is not None:
+            following = int(batch.ids[0]) if len(batch.ids) else None
+            yield previous, previous.ids, previous.flags, builder.piece(previous.ids, following)
+        previous = batch
+    if previous is not None:
+        yield previous, previous.ids, previous.flags, builder.piece(previous.ids)

@@ -3,25 +3,34 @@
 The document holds each token's display text (visible whitespace, hex for partial bytes, or the
 id); colours, token boundaries, the boundary differences of a comparison, split characters and
 missing glyphs are painted under and over the text for the visible blocks only, so a 1 MB text
-costs no more to show than a short prompt. Token positions are kept as numpy columns in Qt's
-UTF-16 units (see display.py).
+costs no more to show than a short prompt. Where each token sits in a block is measured once
+and cached by the block's text and token boundaries, so typing (which changes one block)
+repaints the rest from the cache. Token positions are numpy columns in Qt's UTF-16 units.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Iterator
+
 import numpy as np
-from PySide6.QtCore import QPoint, QRectF, Qt, Signal
-from PySide6.QtGui import (QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen, QTextCursor, QTextLine,
-                           QTextOption)
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen, QTextBlock, QTextCursor,
+                           QTextLayout, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from explorer.core.incremental import CUTS_END, CUTS_START, SPECIAL
+from explorer.core.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
 from explorer.ui.theme import token_color
 from explorer.ui.tokens.display import DisplayPiece
 from explorer.ui.tokens.glyphs import is_missing
 
 DIFF_COLOR = QColor("#D81B60")  # boundary differences in a comparison: magenta, not in the token palette
 SPLIT_COLOR = QColor("#C62828")
+CACHED_BLOCKS = 1024  # blocks whose token boxes are remembered (a few screens' worth)
+
+# One token's piece on one line of a block: (token index relative to the block's first token,
+# rectangle relative to the block's layout, is this where the token starts).
+Box = tuple[int, QRectF, bool]
 
 
 class TokenView(QPlainTextEdit):
@@ -40,47 +49,47 @@ class TokenView(QPlainTextEdit):
         self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.viewport().setMouseTracking(True)
         self.dark = False
-        self.ids = np.zeros(0, np.int64)
-        self.flags = np.zeros(0, np.uint8)
-        self.starts = np.zeros(0, np.int64)  # display position (UTF-16) of each token
-        self.painted = np.zeros(0, np.int64)
-        self.total = 0
         self.diff: np.ndarray | None = None  # bool per token: inside a span where comparisons disagree
         self.current = -1
         self._colors: dict[int, QColor] = {}
+        self._boxes: OrderedDict[tuple[object, ...], list[Box]] = OrderedDict()
+        self._missing_boxes: OrderedDict[tuple[object, ...], list[QRectF]] = OrderedDict()
         self._press: QPoint | None = None
         self._missing_seen: set[str] = set()
+        self._reset_columns()
         self.cursorPositionChanged.connect(self._on_cursor_moved)
+
+    def _reset_columns(self) -> None:
+        self.ids = np.zeros(0, np.int64)
+        self.flags = np.zeros(0, np.uint8)
+        self.starts = np.zeros(0, np.int64)  # display position (UTF-16) of each token
+        self.painted = np.zeros(0, np.int64)  # how much of it is coloured
+        self._growing = {name: Growing() for name in ("ids", "flags", "starts", "painted")}
+        self.total = 0
 
     # Content
 
     def clear_tokens(self) -> None:
-        self.ids = np.zeros(0, np.int64)
-        self.flags = np.zeros(0, np.uint8)
-        self.starts = np.zeros(0, np.int64)
-        self.painted = np.zeros(0, np.int64)
-        self.total = 0
+        self._reset_columns()
         self.diff = None
         self.current = -1
         self.setPlainText("")
 
     def append_tokens(self, ids: np.ndarray, flags: np.ndarray, piece: DisplayPiece) -> None:
-        """Add tokens at the end (the pane calls this batch by batch for big texts)."""
+        """Add tokens at the end (the lane calls this batch by batch for big texts)."""
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertText(piece.text)
-        self.ids = np.concatenate([self.ids, ids])
-        self.flags = np.concatenate([self.flags, flags])
-        self.starts = np.concatenate([self.starts, np.asarray(piece.starts, np.int64) + self.total])
-        self.painted = np.concatenate([self.painted, np.asarray(piece.painted, np.int64)])
+        columns = {"ids": ids, "flags": flags, "starts": piece.starts + self.total, "painted": piece.painted}
+        for name, values in columns.items():
+            setattr(self, name, self._growing[name].append(getattr(self, name), [values]))
         self.total += piece.length
-        self.viewport().update()
 
     def replace_tokens(self, first: int, removed: int, ids: np.ndarray, flags: np.ndarray, piece: DisplayPiece) -> None:
         """Replace tokens [first, first + removed) after an edit; the rest only shift."""
         last = first + removed
-        begin = int(self.starts[first]) if first < len(self.starts) else self.total
-        end = int(self.starts[last]) if last < len(self.starts) else self.total
+        begin = self.position_of(first)
+        end = self.position_of(last)
         cursor = QTextCursor(self.document())
         cursor.setPosition(begin)
         cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
@@ -88,13 +97,20 @@ class TokenView(QPlainTextEdit):
         shift = piece.length - (end - begin)
         self.ids = np.concatenate([self.ids[:first], ids, self.ids[last:]])
         self.flags = np.concatenate([self.flags[:first], flags, self.flags[last:]])
-        self.starts = np.concatenate([self.starts[:first], np.asarray(piece.starts, np.int64) + begin,
-                                      self.starts[last:] + shift])
-        self.painted = np.concatenate([self.painted[:first], np.asarray(piece.painted, np.int64), self.painted[last:]])
+        self.starts = np.concatenate([self.starts[:first], piece.starts + begin, self.starts[last:] + shift])
+        self.painted = np.concatenate([self.painted[:first], piece.painted, self.painted[last:]])
         if self.diff is not None:
             self.diff = None  # stale; the pane recomputes the comparison
         self.total += shift
         self.viewport().update()
+
+    def position_of(self, index: int) -> int:
+        """Display position where token `index` starts (the end for `len(ids)`)."""
+        return int(self.starts[index]) if index < len(self.starts) else self.total
+
+    def line_length_at(self, position: int) -> int:
+        """Display characters between the line break before `position` and `position`."""
+        return position - self.document().findBlock(position).position()
 
     def set_diff(self, diff: np.ndarray | None) -> None:
         self.diff = diff if diff is not None and len(diff) == len(self.ids) else None
@@ -154,100 +170,105 @@ class TokenView(QPlainTextEdit):
     # Painting: backgrounds and boundaries under the text, marks over it
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
-        boxes = self._visible_boxes(event.rect().bottom())
+        blocks = list(self._visible_blocks(event.rect().top(), event.rect().bottom()))
         painter = QPainter(self.viewport())
         boundary = QColor(self.palette().text().color())
         boundary.setAlpha(110)
-        for index, rect, first_line in boxes:
-            painter.fillRect(rect, self._color(int(self.ids[index])))
-            if first_line:
-                painter.fillRect(QRectF(rect.left(), rect.top() + 2, 1.0, rect.height() - 4), boundary)
+        for origin, first, boxes in blocks:
+            painter.translate(origin)
+            for offset, rect, starts_here in boxes:
+                painter.fillRect(rect, self._color(int(self.ids[first + offset])))
+                if starts_here:
+                    painter.fillRect(QRectF(rect.left(), rect.top() + 2, 1.0, rect.height() - 4), boundary)
+            painter.translate(-origin)
         painter.end()
         super().paintEvent(event)
         painter = QPainter(self.viewport())
-        for index, rect, _ in boxes:
+        for origin, first, boxes in blocks:
+            painter.translate(origin)
+            self._paint_marks(painter, first, boxes)
+            painter.translate(-origin)
+        self._paint_missing_glyphs(painter, event.rect().top(), event.rect().bottom())
+        painter.end()
+
+    def _paint_marks(self, painter: QPainter, first: int, boxes: list[Box]) -> None:
+        """Comparison differences, split characters, special tokens and the current token."""
+        for offset, rect, _ in boxes:
+            index = first + offset
             flags = int(self.flags[index])
-            if self.diff is not None and self.diff[index]:
+            differs = self.diff is not None and self.diff[index]
+            if not (flags or differs or index == self.current):
+                continue
+            if differs:
                 painter.fillRect(QRectF(rect.left(), rect.bottom() - 3, rect.width(), 3), DIFF_COLOR)
             if flags & (CUTS_START | CUTS_END):
-                pen = QPen(SPLIT_COLOR, 1.5, Qt.PenStyle.DashLine)
-                painter.setPen(pen)
-                painter.drawLine(rect.bottomLeft() + QPoint(0, -1).toPointF(), rect.bottomRight() + QPoint(0, -1).toPointF())
+                painter.setPen(QPen(SPLIT_COLOR, 1.5, Qt.PenStyle.DashLine))
+                painter.drawLine(rect.bottomLeft() + QPointF(0, -1), rect.bottomRight() + QPointF(0, -1))
             if flags & SPECIAL:
                 painter.setPen(QPen(self.palette().text().color(), 1.5))
                 painter.drawRect(rect.adjusted(0.5, 0.5, -0.5, -0.5))
             if index == self.current:
                 painter.setPen(QPen(self.palette().highlight().color(), 2))
                 painter.drawRect(rect.adjusted(1, 1, -1, -1))
-        self._paint_missing_glyphs(painter, event.rect().bottom())
-        painter.end()
 
-    def _visible_blocks(self, bottom: int):  # type: ignore[no-untyped-def]
+    def _blocks_between(self, top: int, bottom: int) -> Iterator[tuple[QTextBlock, QPointF]]:
+        """Visible blocks that reach into [top, bottom] (viewport y), with their layout's origin."""
         block = self.firstVisibleBlock()
         offset = self.contentOffset()
         while block.isValid():
             geometry = self.blockBoundingGeometry(block).translated(offset)
             if geometry.top() > bottom:
                 break
-            if block.isVisible():
-                yield block, geometry
+            if block.isVisible() and geometry.bottom() >= top:
+                yield block, geometry.topLeft() + block.layout().position()
             block = block.next()
 
-    def _visible_boxes(self, bottom: int) -> list[tuple[int, QRectF, bool]]:
-        """(token index, rectangle, is this the token's first line) for every token piece on screen."""
-        boxes: list[tuple[int, QRectF, bool]] = []
+    def _visible_blocks(self, top: int, bottom: int) -> Iterator[tuple[QPointF, int, list[Box]]]:
+        """(layout origin, index of the block's first token, its boxes) for blocks on screen."""
         if not len(self.starts):
-            return boxes
-        starts, painted = self.starts, self.painted
-        for block, geometry in self._visible_blocks(bottom):
-            layout = block.layout()
-            block_start, block_end = block.position(), block.position() + block.length() - 1
-            index = max(0, int(np.searchsorted(starts, block_start, side="right")) - 1)
-            top = geometry.top() + layout.position().y()
-            left = geometry.left() + layout.position().x()
-            while index < len(starts) and starts[index] < block_end:
-                start = max(int(starts[index]), block_start) - block_start
-                end = min(int(starts[index] + painted[index]), block_end) - block_start
-                if end > start:
-                    first = True
-                    position = start
-                    while position < end:
-                        line: QTextLine = layout.lineForTextPosition(position)
-                        if not line.isValid():
-                            break
-                        line_end = min(end, line.textStart() + line.textLength())
-                        x1 = line.cursorToX(position)[0]
-                        x2 = line.cursorToX(line_end)[0]
-                        if line_end == position:
-                            break
-                        boxes.append((index, QRectF(left + min(x1, x2), top + line.y(), abs(x2 - x1), line.height()),
-                                      first and position == int(starts[index]) - block_start))
-                        first = False
-                        position = line_end
-                index += 1
-        return boxes
+            return
+        context = (self.viewport().width(), self.font().key())
+        for block, origin in self._blocks_between(top, bottom):
+            start = block.position()
+            end = start + block.length() - 1
+            first = max(0, int(np.searchsorted(self.starts, start, side="right")) - 1)
+            last = int(np.searchsorted(self.starts, end, side="left"))
+            if first >= last:
+                continue
+            relative = self.starts[first:last] - start  # the first may start in a block before
+            painted = np.minimum(relative + self.painted[first:last], end - start)
+            key = (block.text(), relative.tobytes(), painted.tobytes(), context)
+            boxes = self._boxes.get(key)
+            if boxes is None:
+                boxes = self._boxes[key] = _measure(block.layout(), relative.tolist(), painted.tolist())
+                if len(self._boxes) > CACHED_BLOCKS:
+                    self._boxes.popitem(last=False)
+            yield origin, first, boxes
 
-    def _paint_missing_glyphs(self, painter: QPainter, bottom: int) -> None:
+    def boxes_on_screen(self) -> list[tuple[int, QRectF]]:
+        """(token index, rectangle in the viewport) for every token piece on screen."""
+        return [(first + offset, rect.translated(origin))
+                for origin, first, boxes in self._visible_blocks(0, self.viewport().height())
+                for offset, rect, _ in boxes]
+
+    def _paint_missing_glyphs(self, painter: QPainter, top: int, bottom: int) -> None:
         font = self.font()
         new: set[str] = set()
         painter.setPen(QPen(SPLIT_COLOR, 1.5))
-        for block, geometry in self._visible_blocks(bottom):
+        for block, origin in self._blocks_between(top, bottom):
             text = block.text()
             if text.isascii():
                 continue
-            layout = block.layout()
-            position = 0  # UTF-16 position in the block
-            for char in text:
-                if not char.isascii() and is_missing(char, font):
-                    line = layout.lineForTextPosition(position)
-                    if line.isValid():
-                        x1 = line.cursorToX(position)[0]
-                        x2 = line.cursorToX(position + (2 if ord(char) > 0xFFFF else 1))[0]
-                        origin = geometry.topLeft() + layout.position()
-                        painter.drawRect(QRectF(origin.x() + x1, origin.y() + line.y(), max(x2 - x1, 4), line.height()))
-                    if char not in self._missing_seen:
-                        new.add(char)
-                position += 2 if ord(char) > 0xFFFF else 1
+            key = (text, self.viewport().width(), font.key())
+            rects = self._missing_boxes.get(key)
+            if rects is None:
+                missing = {char for char in set(text) if is_missing(char, font)}
+                rects = self._missing_boxes[key] = _measure_chars(block.layout(), text, missing) if missing else []
+                new |= missing - self._missing_seen
+                if len(self._missing_boxes) > CACHED_BLOCKS:
+                    self._missing_boxes.popitem(last=False)
+            for rect in rects:
+                painter.drawRect(rect.translated(origin))
         if new:
             self._missing_seen |= new
             self.glyphs_missing.emit(set(self._missing_seen))
@@ -283,3 +304,37 @@ class TokenView(QPlainTextEdit):
             if index >= 0:
                 self.set_current(index)
                 self.token_hovered.emit(index)
+
+
+def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Box]:
+    """The boxes of tokens that start at `starts` and are coloured up to `ends` in a block (positions
+    relative to the block, the first may be negative; a token that wraps gets a box per line)."""
+    boxes: list[Box] = []
+    for offset, (start, end) in enumerate(zip(starts, ends)):
+        position = max(start, 0)
+        while position < end:
+            line = layout.lineForTextPosition(position)
+            if not line.isValid():
+                break
+            line_end = min(end, line.textStart() + line.textLength())
+            if line_end == position:
+                break
+            x1, x2 = line.cursorToX(position)[0], line.cursorToX(line_end)[0]
+            boxes.append((offset, QRectF(min(x1, x2), line.y(), abs(x2 - x1), line.height()), position == start))
+            position = line_end
+    return boxes
+
+
+def _measure_chars(layout: QTextLayout, text: str, chars: set[str]) -> list[QRectF]:
+    """Rectangles (relative to the layout) around every occurrence of `chars` in a block's `text`."""
+    rects = []
+    position = 0  # UTF-16
+    for char in text:
+        width = 2 if ord(char) > 0xFFFF else 1
+        if char in chars:
+            line = layout.lineForTextPosition(position)
+            if line.isValid():
+                x1, x2 = line.cursorToX(position)[0], line.cursorToX(position + width)[0]
+                rects.append(QRectF(x1, line.y(), max(x2 - x1, 4), line.height()))
+        position += width
+    return rects
