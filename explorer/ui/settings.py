@@ -56,6 +56,19 @@ class Settings:
         self.store.setValue("ui/last_pane", name)
 
     @property
+    def last_prompt(self) -> str | None:
+        """The Tokens pane's prompt when it was last edited (None: never, or too long to keep)."""
+        value = self.store.value("tokens/last_prompt")
+        return value if isinstance(value, str) else None
+
+    @last_prompt.setter
+    def last_prompt(self, text: str | None) -> None:
+        if text is None:
+            self.store.remove("tokens/last_prompt")
+        else:
+            self.store.setValue("tokens/last_prompt", text)
+
+    @property
     def recent_files(self) -> list[str]:
         value = self.store.value("tokenizer/recent", [])
         if isinstance(value, str):
