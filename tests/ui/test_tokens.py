@@ -112,8 +112,8 @@ def test_toggle_ids(pane: TokensPane, small) -> None:  # type: ignore[no-untyped
 def test_hover_and_click_a_token(pane: TokensPane, qtbot: QtBot, session: Session, small) -> None:  # type: ignore[no-untyped-def]
     pane.set_text("Egg or egg")
     view = pane.main_lane.view
-    boxes = view._visible_boxes(view.viewport().height())
-    index, rect, _ = boxes[2]
+    boxes = view.boxes_on_screen()
+    index, rect = boxes[2]
     with qtbot.waitSignal(session.token_requested) as requested:
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
     assert requested.args == [small.encode("Egg or egg")[index]]

@@ -22,10 +22,10 @@ from explorer.ui.picker import BUNDLED
 from explorer.ui.session import TRAINED_PREFIX, Session
 from explorer.ui.tokens import export
 from explorer.ui.tokens.details import token_details
-from explorer.ui.tokens.display import from_utf16, to_utf16
 from explorer.ui.tokens.findings_model import FINDING_ROLE, FindingsModel
 from explorer.ui.tokens.glyphs import is_missing, missing_message
 from explorer.ui.tokens.lane import Lane
+from explorer.ui.tokens.prompt import Prompt, shown
 from explorer.ui.tokens.view import SPLIT_COLOR
 
 SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"
@@ -34,38 +34,56 @@ SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"
 MAX_LANES = 4
 IDLE_MS = 250  # after typing stops: findings, word counts and the comparison
 PASTE_STEP = 65_536  # characters inserted per event-loop turn for a big paste
+REMEMBERED_CHARACTERS = 100_000  # a longer prompt is not kept for the next start (the settings file would balloon)
 
 
 class PromptEditor(QPlainTextEdit):
-    """The prompt editor; a big paste goes in piece by piece so the window never freezes."""
+    """The prompt editor. A paste or drop goes to the pane first (the prompt keeps its line
+    endings), then into the editor piece by piece, so a big paste never freezes the window."""
 
     def __init__(self, pane: TokensPane) -> None:
         super().__init__(pane)
         self.pane = pane
         self.setPlaceholderText("Type or paste a prompt to see every token.")
         self.setTabChangesFocus(False)
-        self._paste_queue: list[str] = []
+        self._queue: list[str] = []
+        self._replacing = False
 
     def insertFromMimeData(self, source: QMimeData) -> None:  # noqa: N802 (Qt override)
-        text = source.text() if source.hasText() else ""
-        if len(text) <= PASTE_STEP:
-            super().insertFromMimeData(source)
-            return
-        self.pane.begin_bulk()
-        self.textCursor().removeSelectedText()
-        self._paste_queue = [text[i:i + PASTE_STEP] for i in range(0, len(text), PASTE_STEP)]
-        QTimer.singleShot(0, self._paste_next)
+        if source.hasText():
+            self.pane.insert(source.text())
 
-    def _paste_next(self) -> None:
-        if not self._paste_queue:
-            self.pane.end_bulk()
+    def fill(self, text: str, replace: bool = False) -> None:
+        """Insert `text` (line breaks as "\n") at the cursor, or instead of everything, PASTE_STEP
+        characters per event-loop turn, as one step to undo; the pane hears when it is done."""
+        self._replacing = replace
+        if replace:
+            self.setUndoRedoEnabled(False)  # a new prompt, not an edit (this also forgets the history)
+            self.clear()
+        self._queue = [text[i:i + PASTE_STEP] for i in range(0, len(text), PASTE_STEP)] or [""]
+        self._insert_next(first=True)
+
+    def _insert_next(self, first: bool = False) -> None:
+        cursor = self.textCursor()  # a copy; the editor's own cursor moves along with the insertion
+        if first:
+            cursor.beginEditBlock()
+        else:
+            cursor.joinPreviousEditBlock()
+        cursor.insertText(self._queue.pop(0))
+        cursor.endEditBlock()
+        if self._queue:
+            QTimer.singleShot(0, self._insert_next)
             return
-        self.textCursor().insertText(self._paste_queue.pop(0))
-        QTimer.singleShot(0, self._paste_next)
+        if self._replacing:
+            self.setUndoRedoEnabled(True)
+            self.moveCursor(QTextCursor.MoveOperation.Start)
+        else:
+            self.ensureCursorVisible()
+        self.pane.end_bulk()
 
     @property
     def pasting(self) -> bool:
-        return bool(self._paste_queue)
+        return bool(self._queue)
 
 
 class TokensPane(Pane):
@@ -84,6 +102,8 @@ class TokensPane(Pane):
         self._detail_index = -1
         self._missing: set[str] = set()
         self._banner_error = ""
+        self.prompt = Prompt()
+        self._remembered: str | None = None
         self._build()
         self._idle = QTimer(self)
         self._idle.setSingleShot(True)
@@ -96,7 +116,8 @@ class TokensPane(Pane):
         session.text_sent.connect(self._on_session_text_sent)
         session.tokenizers_changed.connect(self._refill_compare_choices)
         self.set_content(self.content)
-        self.editor.setPlainText(SAMPLE)
+        remembered = session.settings.last_prompt
+        self.set_text(SAMPLE if remembered is None else remembered)
         if session.tokenizer is not None:
             self._on_session_tokenizer_changed(session.tokenizer)
 
@@ -212,23 +233,40 @@ class TokensPane(Pane):
     # Text in, tokens out
 
     def set_text(self, text: str) -> None:
-        self.editor.setPlainText(text)
+        """Show `text` as a new prompt (line endings and all)."""
+        self.prompt.set(text)
+        self._on_prompt_changed()
+        self._bulk = True
+        self.editor.fill(self.prompt.shown, replace=True)
+
+    def insert(self, text: str) -> None:
+        """Insert `text` at the editor's cursor, instead of its selection (a paste or a drop)."""
+        self._on_editor_text_changed()  # (the prompt is in step with the editor before the edit)
+        cursor = self.editor.textCursor()
+        start = self.prompt.shown_index(cursor.selectionStart())
+        end = self.prompt.shown_index(cursor.selectionEnd())
+        self.prompt.replace(start, end, text)
+        self._on_prompt_changed()
+        self._bulk = True
+        self.editor.fill(shown(text))
 
     def text(self) -> str:
-        """The prompt as Python text (Qt keeps paragraph separators; a prompt has newlines)."""
-        return self.editor.document().toRawText().replace("\u2029", "\n")
-
-    def begin_bulk(self) -> None:
-        self._bulk = True
+        """The prompt, with its own line endings (the editor has "\n" for each)."""
+        return self.prompt.text
 
     def end_bulk(self) -> None:
         self._bulk = False
-        self._on_editor_text_changed()
+        self._on_editor_text_changed()  # anything typed while the text went in
+        self._mark_editor()
 
     def _on_editor_text_changed(self) -> None:
         if self._bulk:
             return
-        text = self.text()
+        if self.prompt.follow(self.editor.document().toRawText().replace("\u2029", "\n")):
+            self._on_prompt_changed()
+
+    def _on_prompt_changed(self) -> None:
+        text = self.prompt.text
         for lane in self.lanes:
             lane.set_text(text)
         self._idle.start()
@@ -244,23 +282,23 @@ class TokensPane(Pane):
         """In the editor's visible part: underline characters split across tokens, box characters no
         installed font can draw (and name the font package in the banner)."""
         lane = self.main_lane
-        if lane.state is None or lane.text != self.text():
+        if lane.state is None or lane.text != self.prompt.text or self._bulk:
             return
         state, text = lane.state, lane.text
-        first = self.editor.cursorForPosition(self.editor.viewport().rect().topLeft()).position()
-        last = self.editor.cursorForPosition(self.editor.viewport().rect().bottomRight()).position()
-        low, high = from_utf16(text, first), min(len(text), from_utf16(text, last) + 1)
-        cut = np.nonzero(state.flags & CUTS_END)[0]
-        chars = state.ends[cut] - 1
-        split = chars[(chars >= low) & (chars < high)][:2000].tolist()
+        viewport = self.editor.viewport().rect()
+        low = self.prompt.from_editor(self.editor.cursorForPosition(viewport.topLeft()).position())
+        high = min(len(text), self.prompt.from_editor(self.editor.cursorForPosition(viewport.bottomRight()).position()) + 1)
+        shown_tokens = state.tokens_in(low, high)
+        cut = np.flatnonzero(state.flags[shown_tokens.start:shown_tokens.stop] & CUTS_END) + shown_tokens.start
+        split = [i for i in (state.ends[cut] - 1).tolist() if low <= i < high][:2000]
         font = self.editor.font()
-        missing = [i for i in range(low, high) if not text[i].isascii() and is_missing(text[i], font)][:2000]
+        unusual = {char for char in set(text[low:high]) if not char.isascii() and is_missing(char, font)}
+        missing = [i for i in range(low, high) if text[i] in unusual][:2000] if unusual else []
         selections = [self._editor_mark(text, i, "split") for i in split]
         selections += [self._editor_mark(text, i, "missing") for i in missing]
         self.editor.setExtraSelections(selections)
-        new = {text[i] for i in missing} - self._missing
-        if new:
-            self._on_glyphs_missing(new)
+        if unusual - self._missing:
+            self._on_glyphs_missing(unusual)
 
     def _editor_mark(self, text: str, index: int, kind: str) -> QTextEdit.ExtraSelection:
         selection = QTextEdit.ExtraSelection()
@@ -272,8 +310,8 @@ class TokensPane(Pane):
             selection.format.setBackground(QColor(255, 0, 0, 70))
             selection.format.setToolTip(f"No installed font has this character: {missing_message({text[index]})}")
         cursor = QTextCursor(self.editor.document())
-        cursor.setPosition(to_utf16(text, index))
-        cursor.setPosition(to_utf16(text, index + 1), QTextCursor.MoveMode.KeepAnchor)
+        cursor.setPosition(self.prompt.to_editor(index))
+        cursor.setPosition(self.prompt.to_editor(index + 1), QTextCursor.MoveMode.KeepAnchor)
         selection.cursor = cursor
         return selection
 
@@ -350,9 +388,16 @@ class TokensPane(Pane):
             self._forest_note = f"{tokenizer.name} ({tokenizer.kind}) has no merges"
         self._show_details()
 
-    # Idle work: counts, findings, comparison
+    # Idle work: remembering the prompt, counts, findings, comparison
+
+    def _remember_prompt(self) -> None:
+        text = self.prompt.text
+        if text is not self._remembered:
+            self._remembered = text
+            self.session.settings.last_prompt = text if len(text) <= REMEMBERED_CHARACTERS else None
 
     def _on_idle(self) -> None:
+        self._remember_prompt()
         lanes = [lane for lane in self.lanes if lane.complete and lane.state is not None]
         if self.main_lane not in lanes:
             return
@@ -411,10 +456,9 @@ class TokensPane(Pane):
 
     def jump_to(self, start: int, end: int) -> None:
         """Select characters [start, end) in the editor and show their first token in the view."""
-        text = self.text()
         cursor = QTextCursor(self.editor.document())
-        cursor.setPosition(to_utf16(text, start))
-        cursor.setPosition(to_utf16(text, end), QTextCursor.MoveMode.KeepAnchor)
+        cursor.setPosition(self.prompt.to_editor(start))
+        cursor.setPosition(self.prompt.to_editor(end), QTextCursor.MoveMode.KeepAnchor)
         self.editor.setTextCursor(cursor)
         self.editor.ensureCursorVisible()
         lane = self.main_lane
@@ -428,7 +472,9 @@ class TokensPane(Pane):
         if lane.state is None or not lane.complete or not len(lane.state):
             return
         cursor = self.editor.textCursor()
-        index = lane.state.index_at(from_utf16(lane.text, cursor.selectionStart()))
+        if lane.text != self.prompt.text:
+            return
+        index = lane.state.index_at(self.prompt.from_editor(cursor.selectionStart()))
         lane.view.set_current(index)
         self._set_details(lane, index)
 
