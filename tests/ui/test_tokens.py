@@ -187,3 +187,59 @@ def test_missing_glyph_is_named(pane: TokensPane, qtbot: QtBot) -> None:
     pane.main_lane.view.viewport().repaint()
     qtbot.waitUntil(lambda: pane.banner.isVisible() and "No installed font" in pane.banner.text(), timeout=3000)
     assert "U+F0001" in pane.banner.text()
+
+
+def test_crlf_and_cr_line_endings_survive(pane: TokensPane, qtbot: QtBot, small) -> None:  # type: ignore[no-untyped-def]
+    text = "Egg\r\negg\rend\n"
+    pane.set_text(text)
+    qtbot.waitUntil(lambda: not pane._bulk)
+    assert pane.editor.toPlainText() == "Egg\negg\nend\n"  # the editor has one break per line ending
+    assert pane.text() == text
+    assert ids_shown(pane) == small.encode(text)
+    shown = pane.main_lane.view.toPlainText()
+    assert "\u240d" in shown and "\r" not in shown  # a carriage return is shown as ␍
+    assert shown.count("\n") == 3  # a lone one ends a line in the view too
+    pane.editor.moveCursor(pane.editor.textCursor().MoveOperation.End)
+    qtbot.keyClicks(pane.editor, "x")
+    qtbot.keyClick(pane.editor, Qt.Key.Key_Return)
+    assert pane.text() == text + "x\r\n"  # a new line gets the prompt's own line ending
+    assert ids_shown(pane) == small.encode(text + "x\r\n")
+
+
+def test_paste_keeps_crlf(pane: TokensPane, qtbot: QtBot, small) -> None:  # type: ignore[no-untyped-def]
+    pane.set_text("")
+    data = QMimeData()
+    data.setText("one\r\ntwo\r\n")
+    pane.editor.insertFromMimeData(data)
+    qtbot.waitUntil(lambda: not pane._bulk)
+    assert pane.text() == "one\r\ntwo\r\n"
+    assert ids_shown(pane) == small.encode("one\r\ntwo\r\n")
+    cursor = pane.editor.textCursor()
+    cursor.setPosition(len("one\nt"))
+    pane.editor.setTextCursor(cursor)
+    qtbot.keyClick(pane.editor, Qt.Key.Key_Delete)
+    assert pane.text() == "one\r\nto\r\n"
+    assert ids_shown(pane) == small.encode("one\r\nto\r\n")
+
+
+def test_the_prompt_is_remembered(pane: TokensPane, qtbot: QtBot, session: Session) -> None:
+    pane.set_text("remember\r\nme 👋")
+    qtbot.waitUntil(lambda: session.settings.last_prompt == "remember\r\nme 👋", timeout=3000)
+    session.settings.sync()
+    from PySide6.QtCore import QSettings
+
+    on_disk = QSettings(session.settings.store.fileName(), QSettings.Format.IniFormat)
+    assert on_disk.value("tokens/last_prompt") == "remember\r\nme 👋"
+    again = create_pane(session)
+    qtbot.addWidget(again)
+    assert again.text() == "remember\r\nme 👋"
+
+
+def test_jump_to_maps_positions_past_emoji_and_crlf(pane: TokensPane, qtbot: QtBot) -> None:
+    text = "👋\r\n👋 egg\r\nend"
+    pane.set_text(text)
+    qtbot.waitUntil(lambda: not pane._bulk)
+    start = text.index("egg")
+    pane.jump_to(start, start + 3)
+    assert pane.editor.textCursor().selectedText() == "egg"
+    assert pane.main_lane.view.current == pane.main_lane.state.index_at(start)  # type: ignore[union-attr]
