@@ -378,6 +378,10 @@ class Corpus:
     def is_empty(self) -> bool:
         return not self.sources
 
+    def __iter__(self) -> Iterator[str]:
+        """The training texts, streamed (other panes count tokens over the corpus this way)."""
+        return iter(self.reader())
+
     def reader(self) -> CorpusReader:
         return CorpusReader(self.sources)
 

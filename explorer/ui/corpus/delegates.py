@@ -13,10 +13,18 @@ from explorer.ui.theme import OKABE_ITO
 BAR_WIDTH = 90
 
 
+# The scripts a corpus usually mixes get distinct colours of the colour-blind-safe palette (the text
+# beside the bar names them too); rarer ones share the rest.
+_COLORS = {"Latin": "#E69F00", "Devanagari": "#D55E00", "Hangul": "#CC79A7", "Arabic": "#009E73",
+           "CJK": "#0072B2", "Cyrillic": "#56B4E9", "Greek": "#F0E442", "Hebrew": "#999999"}
+
+
 def script_color(name: str) -> QColor:
-    """A stable colour per script (colour-blind-safe palette; the text next to it says the same)."""
-    index = SCRIPT_NAMES.index(name) if name in SCRIPT_NAMES else len(OKABE_ITO) - 1
-    return QColor(OKABE_ITO[index % len(OKABE_ITO)])
+    """A stable colour per script."""
+    if name in _COLORS:
+        return QColor(_COLORS[name])
+    index = SCRIPT_NAMES.index(name) if name in SCRIPT_NAMES else 0
+    return QColor(OKABE_ITO[index % len(OKABE_ITO)]).darker(130)
 
 
 class ScriptsDelegate(QStyledItemDelegate):

@@ -72,7 +72,9 @@ class EfficiencyPanel(QWidget):
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the source's name
         self.table.setAlternatingRowColors(True)
         right_layout.addWidget(self.table, 1)
         self.note = QLabel("Pick tokenizers and press Compute: tokens, bytes per token, tokens per word and "

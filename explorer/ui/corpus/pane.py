@@ -166,7 +166,7 @@ class CorpusPane(Pane):
         self.skipped_list.setObjectName("skippedFiles")
         lower_layout.addWidget(self.skipped_list)
         split.addWidget(lower)
-        split.setSizes([420, 200])
+        split.setSizes([520, 160])
         layout.addWidget(split)
         return tab
 
@@ -282,6 +282,7 @@ class CorpusPane(Pane):
         skipped = self.model.skipped()
         self.skipped_list.clear()
         self.skipped_list.addItems(skipped)
+        self.skipped_list.setVisible(bool(skipped))
         self.skipped_label.setText(f"Skipped files ({len(skipped)})" if skipped else "Skipped files: none")
         problems = self.model.problems()
         if problems:

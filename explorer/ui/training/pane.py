@@ -27,7 +27,7 @@ from explorer.core.train import Merge
 from explorer.core.training_run import TrainingSettings, build_tokenizer
 from explorer.ui.pane import Pane
 from explorer.ui.session import Session
-from explorer.ui.training.model import COLUMNS, LEFT, NEW, RIGHT, MergesModel
+from explorer.ui.training.model import COLUMNS, COUNT, ID, LEFT, NEW, RANK, RIGHT, MergesModel
 from explorer.ui.training.plots import SWEEP_SIZES, TrainingPlots, vocab_size_after
 from explorer.ui.training.run import (
     CANCELLED, COUNTING, ENDED, FAILED, FINISHED, IDLE, MERGING, PAUSED, STARTING, TrainingRun)
@@ -98,20 +98,21 @@ class TrainingPane(Pane):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         header = self.table.horizontalHeader()
         for column in range(len(COLUMNS)):
-            mode = QHeaderView.ResizeMode.Stretch if column in (LEFT, RIGHT, NEW) else QHeaderView.ResizeMode.Interactive
+            mode = QHeaderView.ResizeMode.Stretch if column in (LEFT, RIGHT, NEW) else QHeaderView.ResizeMode.Fixed
             header.setSectionResizeMode(column, mode)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         table_layout.addWidget(self.table)
         split.addWidget(table_box)
         self.plots = TrainingPlots()
         split.addWidget(self.plots)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([560, 440])
         layout.addWidget(split, 1)
         self.content.addWidget(main)
         self.content.setStretchFactor(0, 0)
         self.content.setStretchFactor(1, 1)
-        self.content.setSizes([340, 900])
+        self.content.setSizes([380, 900])
 
     def _build_side(self) -> QWidget:
         side = QWidget()
@@ -151,7 +152,7 @@ class TrainingPane(Pane):
         self.save_button = QPushButton("Save...")
         self.save_button.setToolTip("Save as a tokenizer-explorer JSON file (merges with their counts)")
         self.save_button.clicked.connect(lambda: self.save())
-        self.export_button = QPushButton("Export Hugging Face...")
+        self.export_button = QPushButton("Export HF...")
         self.export_button.setToolTip("Write a tokenizer.json that Hugging Face tokenizers loads")
         self.export_button.clicked.connect(lambda: self.export_hf())
         buttons.addWidget(self.save_button)
@@ -162,7 +163,8 @@ class TrainingPane(Pane):
         scroll = QScrollArea()
         scroll.setWidget(side)
         scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(300)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(340)
         return scroll
 
     def _build_controls(self) -> QHBoxLayout:
@@ -514,7 +516,7 @@ class TrainingPane(Pane):
             text = (f"merge {merge.rank + 1:,} of {run.target:,}: {_quoted(vocab[merge.left])} + "
                     f"{_quoted(vocab[merge.right])} → {_quoted(merge.token)}")
             if self.model.counts_known:
-                text += f" (seen {merge.count:,} times)"
+                text += " (seen once)" if merge.count == 1 else f" (seen {merge.count:,} times)"
         elif run.state == PAUSED:
             text = "Counted. Press Step for the first merge."
         suffix = {PAUSED: " · paused", STARTING: "", COUNTING: "", MERGING: ""}.get(run.state, "")
@@ -558,6 +560,9 @@ class TrainingPane(Pane):
 
     def _on_session_font_changed(self, font: QFont) -> None:
         self.model.set_text_font(font)
+        digits = QFontMetrics(self.table.font()).horizontalAdvance("0") + 1
+        for column, width in ((RANK, 7), (ID, 6), (COUNT, 8)):  # room for 100,000 / 200000 / 1,000,000
+            self.table.horizontalHeader().resizeSection(column, digits * width + 12)
         metrics_height = max(font.pointSize() * 2, 20)
         self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
         status_font = QFont(self.font().family(), max(font.pointSize(), 10))

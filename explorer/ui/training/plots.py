@@ -59,13 +59,19 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.setMinimumWidth(260)
         self.compression = self.addPlot(row=0, col=0, title="Bytes per token")
         self.compression.setLabel("bottom", "merges")
-        self.compression_legend = self.compression.addLegend(offset=(-10, 10))
+        self.compression_legend = self.compression.addLegend(offset=(-10, -10))  # bottom right: below the risen curves
         self.counts = self.addPlot(row=1, col=0, title="Count of each new merge")
         self.counts.setLabel("bottom", "rank")
         self.counts.setLogMode(x=False, y=True)
         self.sweep = self.addPlot(row=2, col=0, title="Compression vs vocabulary size")
         self.sweep.setLabel("bottom", "vocabulary size")
-        self.sweep.setLogMode(x=True, y=False)
+        # x is log2(size): evenly spaced doublings, labelled 1K ... 32K.
+        self.sweep.getAxis("bottom").setTicks([[(math.log2(size), f"{size // 1024}K") for size in SWEEP_SIZES]])
+        self.sweep.setXRange(math.log2(SWEEP_SIZES[0]) - 0.5, math.log2(SWEEP_SIZES[-1]) + 0.5, padding=0)
+        self.sweep.setYRange(1.0, 5.0, padding=0)
+        self.sweep.disableAutoRange()
+        self.sweep_hint = pg.TextItem("", anchor=(0.5, 0.5))
+        self.sweep.addItem(self.sweep_hint, ignoreBounds=True)
         for plot in (self.compression, self.counts, self.sweep):
             plot.setClipToView(True)
             plot.showGrid(x=True, y=True, alpha=0.2)
@@ -155,7 +161,8 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         if self._labelled != self.sweep_points:  # the sweep changes a few times a run, not on every refresh
             if self.sweep_points:
                 sizes, values = zip(*self.sweep_points)
-                self.sweep_curve.setData(np.array(sizes, dtype=float), np.array(values))
+                self.sweep_curve.setData(np.log2(np.array(sizes, dtype=float)), np.array(values))
+                self.sweep.setYRange(1.0, max(2.0, math.ceil(max(values) * 1.25 * 2) / 2), padding=0)
             else:
                 self.sweep_curve.setData([], [])
             self._update_sweep_labels()
@@ -174,12 +181,17 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         if not force and self._labelled == self.sweep_points:
             return
         self._labelled = list(self.sweep_points)
+        self.sweep_hint.setText("" if self.sweep_points else
+                                "A point appears as the run passes 1K, 2K, 4K ...\n"
+                                "(Sweep 1K-32K trains once to 32K: smaller vocabularies are its prefixes)")
+        self.sweep_hint.setColor(self._text_color)
+        self.sweep_hint.setPos(math.log2(4096 * 1.41), 3.0)
         for label in self.sweep_labels:
             self.sweep.removeItem(label)
         self.sweep_labels = []
         for size, value in self.sweep_points:
             label = pg.TextItem(f"{size // 1024}K: {value:.2f}", color=self._text_color, anchor=(0.5, 1.3))
-            label.setPos(np.log10(size), value)
+            label.setPos(math.log2(size), value)
             self.sweep.addItem(label)
             self.sweep_labels.append(label)
 

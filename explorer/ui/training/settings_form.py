@@ -71,6 +71,9 @@ class SettingsForm(QWidget):
         form.addRow("Special tokens", self.specials_edit)
 
         self.engine_combo = QComboBox()
+        for combo in (self.pattern_combo, self.engine_combo):  # long entries must not widen the side panel
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(14)
         for engine, description in ENGINES.items():
             self.engine_combo.addItem(description, engine)
         self.engine_combo.setToolTip("Both give the same merges. Hugging Face is faster on very large corpora "
