@@ -165,6 +165,7 @@ class CorpusPane(Pane):
         self.skipped_list = QListWidget()
         self.skipped_list.setObjectName("skippedFiles")
         lower_layout.addWidget(self.skipped_list)
+        lower_layout.addStretch(1)
         split.addWidget(lower)
         split.setSizes([520, 160])
         layout.addWidget(split)
