@@ -13,6 +13,7 @@ generator in a child process instead, behind the same Job signals (see ProcessJo
 from __future__ import annotations
 
 import multiprocessing
+import sys
 import threading
 import time
 import traceback
@@ -28,6 +29,10 @@ from explorer.core.errors import ExplorerError
 from explorer.ui.process_child import child_main
 
 BATCH_SECONDS = 0.04
+# How long a thread that wants the interpreter lock waits before a busy worker must hand it over.
+# Python's default, 5 ms, is paid again after every Qt or numpy call that lets go of the lock
+# (many do), so a GUI slice of twenty such calls took 100 ms while a worker ran; 1 ms keeps it short.
+SWITCH_SECONDS = 0.001
 
 
 class Job(QObject):
@@ -137,6 +142,7 @@ class Workers(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_SECONDS))
         self.pool = QThreadPool()
         self.pool.setMaxThreadCount(max(2, QThreadPool.globalInstance().maxThreadCount()))
         self._by_key: dict[str, Job] = {}
