@@ -210,6 +210,10 @@ class TokenizedText:
 
     # Building
 
+    def reserve(self, tokens: int) -> None:
+        """Make room for about `tokens` tokens before `extend` (a text has at most one per byte)."""
+        self._growing = {name: Growing(tokens) for name in COLUMNS}
+
     def extend(self, batches: TokenBatch | Sequence[TokenBatch]) -> None:
         """Append batches from `encode_stream` (then `finish` sets the text they cover)."""
         batches = [batches] if isinstance(batches, TokenBatch) else list(batches)
@@ -227,11 +231,13 @@ class TokenizedText:
         self.finish(text)
 
     def snapshot(self) -> TokenizedText:
-        """A copy that later edits do not touch (for a worker reading it while the user types)."""
+        """A copy that later edits do not touch (for a worker reading it while the user types).
+
+        Columns are never changed in place (an edit builds new arrays, `extend` only writes past
+        their end), so the copy shares them.
+        """
         copy = object.__new__(TokenizedText)
         copy.__dict__.update(self.__dict__)
-        for name in COLUMNS:
-            setattr(copy, name, getattr(self, name).copy())
         copy._growing = {name: Growing() for name in COLUMNS}
         copy._facts = None
         return copy
@@ -359,22 +365,23 @@ class Growing:
 
     Appending to the array the last call returned reuses the buffer's spare room; arrays handed
     out earlier stay valid (the buffer only changes past their end, or is replaced by a copy).
+    `capacity` is the room made at first: an estimate of the final size saves the copies (and
+    pages never written are never allocated).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, capacity: int = 0) -> None:
+        self.capacity = capacity
         self.buffer: np.ndarray | None = None
         self.last: np.ndarray | None = None  # what the last call returned
 
     def append(self, column: np.ndarray, parts: Sequence[np.ndarray]) -> np.ndarray:
         """`column` followed by `parts`."""
-        if column is not self.last or self.buffer is None:
-            self.buffer = column.copy()
         size = len(column)
         needed = size + sum(map(len, parts))
-        if needed > len(self.buffer):
-            bigger = np.empty(max(needed, 2 * len(self.buffer), 1024), column.dtype)
-            bigger[:size] = self.buffer[:size]
-            self.buffer = bigger
+        if self.buffer is None or column is not self.last or needed > len(self.buffer):
+            buffer = np.empty(max(needed, self.capacity, 2 * size, 1024), column.dtype)
+            buffer[:size] = column
+            self.buffer = buffer
         for part in parts:
             self.buffer[size:size + len(part)] = part
             size += len(part)
