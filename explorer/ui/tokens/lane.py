@@ -143,6 +143,8 @@ class Lane(QWidget):
             self._drain(budget=None)
             return
         builder = DisplayBuilder(tokenizer, self.show_ids)  # the worker's own
+        self.state.reserve(len(text) + 16)  # most texts have fewer tokens than characters
+        self.view.reserve(len(text) + 16)
 
         def work():  # type: ignore[no-untyped-def]
             yield from _displayed(encode_stream(tokenizer, text, mode), builder)
@@ -162,6 +164,7 @@ class Lane(QWidget):
             self._drain(budget=None)
             return
         builder = DisplayBuilder(self.tokenizer, self.show_ids)
+        self.view.reserve(len(ids))
 
         def work():  # type: ignore[no-untyped-def]
             for first in range(0, len(ids), REBUILD_STEP):

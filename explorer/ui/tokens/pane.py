@@ -7,6 +7,8 @@ details and the findings list; a click on a finding selects its span in the edit
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 from PySide6.QtCore import QMimeData, Qt, QTimer
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QKeySequence, QTextCharFormat, QTextCursor
@@ -25,7 +27,7 @@ from explorer.ui.tokens.details import token_details
 from explorer.ui.tokens.findings_model import FINDING_ROLE, FindingsModel
 from explorer.ui.tokens.glyphs import is_missing, missing_message
 from explorer.ui.tokens.lane import Lane
-from explorer.ui.tokens.prompt import Prompt, shown
+from explorer.ui.tokens.prompt import Prompt
 from explorer.ui.tokens.view import SPLIT_COLOR
 
 SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"
@@ -61,7 +63,10 @@ class PromptEditor(QPlainTextEdit):
             self.setUndoRedoEnabled(False)  # a new prompt, not an edit (this also forgets the history)
             self.clear()
         self._queue = [text[i:i + PASTE_STEP] for i in range(0, len(text), PASTE_STEP)] or [""]
-        self._insert_next(first=True)
+        if len(self._queue) == 1:
+            self._insert_next(first=True)
+        else:  # the pane has had its turn: the text goes in from the next one
+            QTimer.singleShot(0, lambda: self._insert_next(first=True))
 
     def _insert_next(self, first: bool = False) -> None:
         cursor = self.textCursor()  # a copy; the editor's own cursor moves along with the insertion
@@ -245,10 +250,10 @@ class TokensPane(Pane):
         cursor = self.editor.textCursor()
         start = self.prompt.shown_index(cursor.selectionStart())
         end = self.prompt.shown_index(cursor.selectionEnd())
-        self.prompt.replace(start, end, text)
+        added = self.prompt.replace(start, end, text)
         self._on_prompt_changed()
         self._bulk = True
-        self.editor.fill(shown(text))
+        self.editor.fill(added)
 
     def text(self) -> str:
         """The prompt, with its own line endings (the editor has "\n" for each)."""
@@ -332,6 +337,7 @@ class TokensPane(Pane):
     # Session
 
     def _on_session_tokenizer_changed(self, tokenizer: Tokenizer) -> None:
+        _freeze_heap()
         self._forest_note = ""
         self.main_lane.tokenizer = tokenizer
         self.main_lane.encode_all(self.text())
@@ -382,6 +388,7 @@ class TokensPane(Pane):
         self._forest_note = message
 
     def _on_forest_ready(self, tokenizer: Tokenizer, has_forest: bool) -> None:
+        _freeze_heap()
         if has_forest:
             self._forest_ready.add(id(tokenizer))
         else:
@@ -402,7 +409,7 @@ class TokensPane(Pane):
         if self.main_lane not in lanes:
             return
         state = self.main_lane.state.snapshot()  # type: ignore[union-attr]
-        others = [(lane, lane.state.snapshot()) for lane in lanes]  # type: ignore[union-attr]
+        others = [(lane, state if lane is self.main_lane else lane.state.snapshot()) for lane in lanes]  # type: ignore[union-attr]
         self.findings_model.clear()
         self.findings_label.setText("Findings (looking...)")
 
@@ -647,3 +654,10 @@ class TokensPane(Pane):
         if text is not None:
             self.set_text(text)
 
+
+
+def _freeze_heap() -> None:
+    """Leave what exists now (a tokenizer's vocabulary, its merge forest, the window) out of future
+    garbage collections: a full collection holds the interpreter lock for as long as it takes to
+    walk every object, tens of milliseconds in which the window cannot repaint."""
+    gc.freeze()

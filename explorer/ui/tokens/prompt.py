@@ -47,8 +47,9 @@ class Prompt:
 
     # Edits
 
-    def replace(self, start: int, end: int, text: str) -> None:
-        """Replace characters [start, end) of `shown` by `text` (given with its own line endings)."""
+    def replace(self, start: int, end: int, text: str) -> str:
+        """Replace characters [start, end) of `shown` by `text` (given with its own line endings);
+        returns `text` as the editor shows it."""
         left, right = self.to_text(start), self.to_text(end)
         # A lone "\r" meeting a "\n" across the edit would make one line ending of two: it
         # becomes "\r\n" (still one line ending, and no longer lone).
@@ -61,6 +62,7 @@ class Prompt:
         self._astral = _splice(self._astral, start, end, len(added) - (end - start), _astrals(added) + start)
         self.text = self.text[:left] + text + self.text[right:]
         self.shown = self.shown[:start] + added + self.shown[end:]
+        return added
 
     def follow(self, new_shown: str) -> bool:
         """The editor now holds `new_shown`: apply the difference (new line breaks get `newline`).

@@ -59,6 +59,10 @@ class TokenView(QPlainTextEdit):
         self._reset_columns()
         self.cursorPositionChanged.connect(self._on_cursor_moved)
 
+    def reserve(self, tokens: int) -> None:
+        """Make room for about `tokens` more tokens (appending then copies nothing)."""
+        self._growing = {name: Growing(len(self.ids) + tokens) for name in self._growing}
+
     def _reset_columns(self) -> None:
         self.ids = np.zeros(0, np.int64)
         self.flags = np.zeros(0, np.uint8)
@@ -77,9 +81,17 @@ class TokenView(QPlainTextEdit):
 
     def append_tokens(self, ids: np.ndarray, flags: np.ndarray, piece: DisplayPiece) -> None:
         """Add tokens at the end (the lane calls this batch by batch for big texts)."""
-        cursor = QTextCursor(self.document())
+        document, layout = self.document(), self.document().documentLayout()
+        cursor = QTextCursor(document)
         cursor.movePosition(QTextCursor.MoveOperation.End)
+        # Qt repaints the whole view after any change; text added below the screen needs none,
+        # only the scroll bar's new range (a 1 MB paste appends a hundred times).
+        below = self.blockBoundingGeometry(document.lastBlock()).top() + self.contentOffset().y() > self.viewport().height()
+        layout.blockSignals(below)
         cursor.insertText(piece.text)
+        layout.blockSignals(False)
+        if below:
+            layout.documentSizeChanged.emit(layout.documentSize())
         columns = {"ids": ids, "flags": flags, "starts": piece.starts + self.total, "painted": piece.painted}
         for name, values in columns.items():
             setattr(self, name, self._growing[name].append(getattr(self, name), [values]))
@@ -308,20 +320,26 @@ class TokenView(QPlainTextEdit):
 
 def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Box]:
     """The boxes of tokens that start at `starts` and are coloured up to `ends` in a block (positions
-    relative to the block, the first may be negative; a token that wraps gets a box per line)."""
+    relative to the block, the first may be negative; a token that wraps gets a box per line).
+
+    Walks the block's lines once: few Qt calls per token, as each call that lets a worker take
+    the interpreter lock may cost milliseconds to get it back.
+    """
     boxes: list[Box] = []
-    for offset, (start, end) in enumerate(zip(starts, ends)):
-        position = max(start, 0)
-        while position < end:
-            line = layout.lineForTextPosition(position)
-            if not line.isValid():
+    first = 0
+    for number in range(layout.lineCount()):
+        line = layout.lineAt(number)
+        line_start, line_end = line.textStart(), line.textStart() + line.textLength()
+        top, height = line.y(), line.height()
+        while first < len(starts) and ends[first] <= line_start:
+            first += 1
+        for offset in range(first, len(starts)):
+            if starts[offset] >= line_end:
                 break
-            line_end = min(end, line.textStart() + line.textLength())
-            if line_end == position:
-                break
-            x1, x2 = line.cursorToX(position)[0], line.cursorToX(line_end)[0]
-            boxes.append((offset, QRectF(min(x1, x2), line.y(), abs(x2 - x1), line.height()), position == start))
-            position = line_end
+            start, end = max(starts[offset], line_start), min(ends[offset], line_end)
+            if end > start:
+                x1, x2 = line.cursorToX(start)[0], line.cursorToX(end)[0]
+                boxes.append((offset, QRectF(min(x1, x2), top, abs(x2 - x1), height), start == starts[offset]))
     return boxes
 
 
