@@ -29,8 +29,8 @@ SPLIT_COLOR = QColor("#C62828")
 CACHED_BLOCKS = 1024  # blocks whose token boxes are remembered (a few screens' worth)
 
 # One token's piece on one line of a block: (token index relative to the block's first token,
-# rectangle relative to the block's layout, is this where the token starts).
-Box = tuple[int, QRectF, bool]
+# rectangle relative to the block's layout, the tick that marks the token's start if it starts here).
+Box = tuple[int, QRectF, QRectF | None]
 
 
 class TokenView(QPlainTextEdit):
@@ -186,12 +186,14 @@ class TokenView(QPlainTextEdit):
         painter = QPainter(self.viewport())
         boundary = QColor(self.palette().text().color())
         boundary.setAlpha(110)
+        color = self._color
         for origin, first, boxes in blocks:
             painter.translate(origin)
-            for offset, rect, starts_here in boxes:
-                painter.fillRect(rect, self._color(int(self.ids[first + offset])))
-                if starts_here:
-                    painter.fillRect(QRectF(rect.left(), rect.top() + 2, 1.0, rect.height() - 4), boundary)
+            ids = self.ids[first:first + boxes[-1][0] + 1].tolist() if boxes else []
+            for offset, rect, tick in boxes:
+                painter.fillRect(rect, color(ids[offset]))
+                if tick is not None:
+                    painter.fillRect(tick, boundary)
             painter.translate(-origin)
         painter.end()
         super().paintEvent(event)
@@ -205,13 +207,19 @@ class TokenView(QPlainTextEdit):
 
     def _paint_marks(self, painter: QPainter, first: int, boxes: list[Box]) -> None:
         """Comparison differences, split characters, special tokens and the current token."""
+        last = first + boxes[-1][0] + 1 if boxes else first
+        marked = self.flags[first:last] != 0
+        if self.diff is not None:
+            marked |= self.diff[first:last]
+        wanted = set(np.flatnonzero(marked).tolist())
+        if first <= self.current < last:
+            wanted.add(self.current - first)
         for offset, rect, _ in boxes:
+            if offset not in wanted:
+                continue
             index = first + offset
             flags = int(self.flags[index])
-            differs = self.diff is not None and self.diff[index]
-            if not (flags or differs or index == self.current):
-                continue
-            if differs:
+            if self.diff is not None and self.diff[index]:
                 painter.fillRect(QRectF(rect.left(), rect.bottom() - 3, rect.width(), 3), DIFF_COLOR)
             if flags & (CUTS_START | CUTS_END):
                 painter.setPen(QPen(SPLIT_COLOR, 1.5, Qt.PenStyle.DashLine))
@@ -339,7 +347,8 @@ def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Bo
             start, end = max(starts[offset], line_start), min(ends[offset], line_end)
             if end > start:
                 x1, x2 = line.cursorToX(start)[0], line.cursorToX(end)[0]
-                boxes.append((offset, QRectF(min(x1, x2), top, abs(x2 - x1), height), start == starts[offset]))
+                tick = QRectF(min(x1, x2), top + 2, 1.0, height - 4) if start == starts[offset] else None
+                boxes.append((offset, QRectF(min(x1, x2), top, abs(x2 - x1), height), tick))
     return boxes
 
 
