@@ -8,6 +8,7 @@ few tens of milliseconds. Commands arrive between items: ("pause",), ("resume",)
 
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -17,11 +18,16 @@ from typing import Any
 from explorer.core.errors import ExplorerError
 
 POLL_SECONDS = 0.01  # how often a child at full speed looks for commands
+NICE = 5  # the child's scheduling priority below the window's (Unix)
 
 
 def child_main(function: Callable[..., Iterable[Any]], args: tuple[Any, ...], step_types: tuple[type, ...],
                results: Connection, commands: Connection, batch_seconds: float) -> None:
     """The child's loop: iterate the generator, batch items, obey commands between items."""
+    if hasattr(os, "nice"):
+        # Background work yields the CPU to the window: on two cores shared with other programs,
+        # a child at the same priority delays the GUI thread's timers by tens of milliseconds.
+        os.nice(int(os.environ.get("EXPLORER_CHILD_NICE", NICE)))
     budget: int | None = None  # steppable items that may still pass; None = no limit
     rate: float | None = None
     batch: list[Any] = []

@@ -150,9 +150,17 @@ def main() -> None:
                        "--vocab", str(args.vocab), "--pattern", args.pattern]
             if args.held_out:
                 command += ["--held-out", args.held_out]
-            output = subprocess.run(command, check=True, capture_output=True, text=True, cwd=REPO,
+            output = subprocess.run(command, capture_output=True, text=True, cwd=REPO,
                                     env=dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen")))
-            runs.append(json.loads(output.stdout.strip().splitlines()[-1]))
+            lines = [line for line in output.stdout.splitlines() if line.startswith("{")]
+            if not lines:  # crashed before measuring: say so, keep the other runs
+                print(f"  ({mode}: a run failed with exit code {output.returncode}: {output.stderr.strip()[-300:]})")
+                continue
+            if output.returncode:
+                print(f"  ({mode}: a run exited with code {output.returncode} after measuring)")
+            runs.append(json.loads(lines[-1]))
+        if not runs:
+            continue
         best = min(runs, key=lambda r: r["seconds"])
         worst_stall = max(r["max_stall_ms"] for r in runs)
         stalls = ", ".join(f"{r['max_stall_ms']:.0f}" for r in runs)
