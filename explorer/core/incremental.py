@@ -179,7 +179,15 @@ def encode_stream(tokenizer: Tokenizer, text: str, mode: SpecialMode = "plain", 
             yield batch
 
 
-COLUMNS = ("ids", "starts", "ends", "byte_starts", "flags", "chunk_starts")
+COLUMNS = ("ids", "starts", "ends", "byte_starts", "flags", "chunk_starts")  # as in TokenBatch
+
+
+def join_batches(batches: Sequence[TokenBatch]) -> TokenBatch:
+    """Consecutive batches from `encode_stream` as one."""
+    if len(batches) == 1:
+        return batches[0]
+    columns = [np.concatenate([getattr(batch, name) for batch in batches]) for name in COLUMNS]
+    return TokenBatch(*columns, char_end=batches[-1].char_end, byte_end=batches[-1].byte_end)
 
 
 class TokenizedText:

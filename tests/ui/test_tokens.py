@@ -243,3 +243,21 @@ def test_jump_to_maps_positions_past_emoji_and_crlf(pane: TokensPane, qtbot: QtB
     pane.jump_to(start, start + 3)
     assert pane.editor.textCursor().selectedText() == "egg"
     assert pane.main_lane.view.current == pane.main_lane.state.index_at(start)  # type: ignore[union-attr]
+
+
+def test_typing_and_pasting_while_a_big_paste_goes_in(pane: TokensPane, qtbot: QtBot, small) -> None:  # type: ignore[no-untyped-def]
+    big = ("Egg or egg?\r\n" * 20_000)[:200_000]
+    pane.set_text("")
+    data = QMimeData()
+    data.setText(big)
+    pane.editor.insertFromMimeData(data)
+    assert pane._bulk  # the editor fills over several turns
+    qtbot.keyClicks(pane.editor, "x")  # typed into the part already in
+    second = QMimeData()
+    second.setText("\r\nend")
+    pane.editor.insertFromMimeData(second)  # the first paste is finished before this one goes in
+    qtbot.waitUntil(lambda: not pane._bulk and pane.main_lane.complete, timeout=30_000)
+    assert pane.editor.toPlainText() == pane.prompt.shown
+    assert pane.text().endswith("\r\nend") and pane.text().count("\r\n") == big.count("\r\n") + 1
+    assert "x" in pane.text()
+    assert ids_shown(pane) == small.encode(pane.text())

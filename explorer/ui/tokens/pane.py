@@ -49,7 +49,9 @@ class PromptEditor(QPlainTextEdit):
         self.setPlaceholderText("Type or paste a prompt to see every token.")
         self.setTabChangesFocus(False)
         self._queue: list[str] = []
+        self._first = False  # the next piece starts the step to undo
         self._replacing = False
+        self.inserting = False  # True while the editor itself changes the text (not the user)
 
     def insertFromMimeData(self, source: QMimeData) -> None:  # noqa: N802 (Qt override)
         if source.hasText():
@@ -61,21 +63,34 @@ class PromptEditor(QPlainTextEdit):
         self._replacing = replace
         if replace:
             self.setUndoRedoEnabled(False)  # a new prompt, not an edit (this also forgets the history)
+            self.inserting = True
             self.clear()
+            self.inserting = False
         self._queue = [text[i:i + PASTE_STEP] for i in range(0, len(text), PASTE_STEP)] or [""]
+        self._first = True
         if len(self._queue) == 1:
-            self._insert_next(first=True)
+            self._insert_next()
         else:  # the pane has had its turn: the text goes in from the next one
-            QTimer.singleShot(0, lambda: self._insert_next(first=True))
+            QTimer.singleShot(0, self._insert_next)
 
-    def _insert_next(self, first: bool = False) -> None:
+    def finish_fill(self) -> None:
+        """Insert what is left of the text now."""
+        while self._queue:
+            self._insert_next()
+
+    def _insert_next(self) -> None:
+        if not self._queue:
+            return  # (finished early by `finish_fill`)
         cursor = self.textCursor()  # a copy; the editor's own cursor moves along with the insertion
-        if first:
+        if self._first:
             cursor.beginEditBlock()
         else:
             cursor.joinPreviousEditBlock()
+        self._first = False
+        self.inserting = True
         cursor.insertText(self._queue.pop(0))
         cursor.endEditBlock()
+        self.inserting = False
         if self._queue:
             QTimer.singleShot(0, self._insert_next)
             return
@@ -86,10 +101,6 @@ class PromptEditor(QPlainTextEdit):
             self.ensureCursorVisible()
         self.pane.end_bulk()
 
-    @property
-    def pasting(self) -> bool:
-        return bool(self._queue)
-
 
 class TokensPane(Pane):
     name = "tokens"
@@ -98,7 +109,8 @@ class TokensPane(Pane):
     def __init__(self, session: Session) -> None:
         super().__init__(session)
         self.lanes: list[Lane] = []
-        self._bulk = False
+        self._bulk = False  # the editor is being filled with text the prompt already has
+        self._typed_while_filling = False
         self._forest_ready: set[int] = set()
         self._forest_note = ""
         self._forest_jobs: dict[object, Tokenizer] = {}
@@ -246,7 +258,8 @@ class TokensPane(Pane):
 
     def insert(self, text: str) -> None:
         """Insert `text` at the editor's cursor, instead of its selection (a paste or a drop)."""
-        self._on_editor_text_changed()  # (the prompt is in step with the editor before the edit)
+        if self._bulk:
+            self.editor.finish_fill()  # (a paste while the last one is still going in)
         cursor = self.editor.textCursor()
         start = self.prompt.shown_index(cursor.selectionStart())
         end = self.prompt.shown_index(cursor.selectionEnd())
@@ -261,11 +274,14 @@ class TokensPane(Pane):
 
     def end_bulk(self) -> None:
         self._bulk = False
-        self._on_editor_text_changed()  # anything typed while the text went in
+        if self._typed_while_filling:
+            self._typed_while_filling = False
+            self._on_editor_text_changed()
         self._mark_editor()
 
     def _on_editor_text_changed(self) -> None:
-        if self._bulk:
+        if self._bulk:  # the editor is filling: the prompt has the text already
+            self._typed_while_filling |= not self.editor.inserting
             return
         if self.prompt.follow(self.editor.document().toRawText().replace("\u2029", "\n")):
             self._on_prompt_changed()

@@ -36,8 +36,8 @@ class Prompt:
     def set(self, text: str) -> None:
         self.text = text
         self.shown = shown(text)
-        self._crlf = _crlfs(text)  # where each "\r\n" starts in `text`
-        self._astral = _astrals(self.shown)  # characters beyond U+FFFF, in `shown`
+        # Where each "\r\n" starts in `text`, and each character beyond U+FFFF in `shown`.
+        self._crlf, self._astral = _landmarks(text)
 
     @property
     def newline(self) -> str:
@@ -58,8 +58,9 @@ class Prompt:
         if text.endswith("\r") and self.text[right:].startswith("\n"):
             text += "\n"
         added = shown(text)
-        self._crlf = _splice(self._crlf, left, right, len(text) - (right - left), _crlfs(text) + left)
-        self._astral = _splice(self._astral, start, end, len(added) - (end - start), _astrals(added) + start)
+        crlf, astral = _landmarks(text)
+        self._crlf = _splice(self._crlf, left, right, len(text) - (right - left), crlf + left)
+        self._astral = _splice(self._astral, start, end, len(added) - (end - start), astral + start)
         self.text = self.text[:left] + text + self.text[right:]
         self.shown = self.shown[:start] + added + self.shown[end:]
         return added
@@ -100,23 +101,18 @@ class Prompt:
         return self.to_text(self.shown_index(position))
 
 
-def _crlfs(text: str) -> np.ndarray:
-    """Where each "\r\n" starts in `text`, as a sorted array."""
-    if "\r\n" not in text:
-        return np.zeros(0, np.int64)
-    codes = _codes(text)
-    return np.flatnonzero((codes[:-1] == 13) & (codes[1:] == 10))
-
-
-def _astrals(text: str) -> np.ndarray:
-    """Where each character beyond U+FFFF (two UTF-16 units) is in `text`, as a sorted array."""
+def _landmarks(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """Where each "\r\n" starts in `text`, and where each character beyond U+FFFF (two UTF-16
+    units) is in `shown(text)`: sorted arrays, from one pass over the code points."""
     if text.isascii():
-        return np.zeros(0, np.int64)
-    return np.flatnonzero(_codes(text) > 0xFFFF)
-
-
-def _codes(text: str) -> np.ndarray:
-    return np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), np.uint32)
+        if "\r\n" not in text:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        codes = np.frombuffer(text.encode("ascii"), np.uint8)
+    else:
+        codes = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), np.uint32)
+    crlf = np.flatnonzero((codes[:-1] == 13) & (codes[1:] == 10))
+    astral = np.flatnonzero(codes > 0xFFFF) if codes.dtype == np.uint32 else np.zeros(0, np.int64)
+    return crlf, astral - np.searchsorted(crlf, astral)  # each "\r\n" before is one character shown
 
 
 def _splice(positions: np.ndarray, start: int, end: int, delta: int, added: np.ndarray) -> np.ndarray:

@@ -182,7 +182,8 @@ class TokenView(QPlainTextEdit):
     # Painting: backgrounds and boundaries under the text, marks over it
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
-        blocks = list(self._visible_blocks(event.rect().top(), event.rect().bottom()))
+        on_screen = list(self._blocks_between(event.rect().top(), event.rect().bottom()))
+        blocks = list(self._token_blocks(on_screen))
         painter = QPainter(self.viewport())
         boundary = QColor(self.palette().text().color())
         boundary.setAlpha(110)
@@ -202,7 +203,7 @@ class TokenView(QPlainTextEdit):
             painter.translate(origin)
             self._paint_marks(painter, first, boxes)
             painter.translate(-origin)
-        self._paint_missing_glyphs(painter, event.rect().top(), event.rect().bottom())
+        self._paint_missing_glyphs(painter, on_screen)
         painter.end()
 
     def _paint_marks(self, painter: QPainter, first: int, boxes: list[Box]) -> None:
@@ -243,12 +244,12 @@ class TokenView(QPlainTextEdit):
                 yield block, geometry.topLeft() + block.layout().position()
             block = block.next()
 
-    def _visible_blocks(self, top: int, bottom: int) -> Iterator[tuple[QPointF, int, list[Box]]]:
-        """(layout origin, index of the block's first token, its boxes) for blocks on screen."""
+    def _token_blocks(self, blocks: list[tuple[QTextBlock, QPointF]]) -> Iterator[tuple[QPointF, int, list[Box]]]:
+        """(layout origin, index of the block's first token, its boxes) for `blocks` that hold tokens."""
         if not len(self.starts):
             return
         context = (self.viewport().width(), self.font().key())
-        for block, origin in self._blocks_between(top, bottom):
+        for block, origin in blocks:
             start = block.position()
             end = start + block.length() - 1
             first = max(0, int(np.searchsorted(self.starts, start, side="right")) - 1)
@@ -268,14 +269,14 @@ class TokenView(QPlainTextEdit):
     def boxes_on_screen(self) -> list[tuple[int, QRectF]]:
         """(token index, rectangle in the viewport) for every token piece on screen."""
         return [(first + offset, rect.translated(origin))
-                for origin, first, boxes in self._visible_blocks(0, self.viewport().height())
+                for origin, first, boxes in self._token_blocks(list(self._blocks_between(0, self.viewport().height())))
                 for offset, rect, _ in boxes]
 
-    def _paint_missing_glyphs(self, painter: QPainter, top: int, bottom: int) -> None:
+    def _paint_missing_glyphs(self, painter: QPainter, blocks: list[tuple[QTextBlock, QPointF]]) -> None:
         font = self.font()
         new: set[str] = set()
         painter.setPen(QPen(SPLIT_COLOR, 1.5))
-        for block, origin in self._blocks_between(top, bottom):
+        for block, origin in blocks:
             text = block.text()
             if text.isascii():
                 continue
