@@ -67,8 +67,15 @@ def gui_run(corpus: Path, vocab: int, pattern: str, mode: str, held_out: Path | 
                               held_out=Source.for_path(held_out) if held_out is not None else None))
     pane.form.set_vocab_size(vocab)
     pane.form.set_pattern(pattern)
-    for _ in range(20):
+    # The window builds its other panes in the first idle moments after start-up, and the Corpus pane
+    # counts the new corpus; let both finish, as for a user who looks at the corpus, then trains.
+    from explorer.ui.main_window import PANE_NAMES
+
+    settle = time.perf_counter() + 60  # and let the Corpus pane finish counting the corpus
+    while (len(window.panes) < len(PANE_NAMES) or session.workers.running or time.perf_counter() < settle - 58) \
+            and time.perf_counter() < settle:
         app.processEvents()
+        time.sleep(0.005)
 
     gaps: list[float] = []
     busy: list[float] = []  # GUI-thread CPU time within each gap: the part of a stall that is our own work

@@ -85,3 +85,28 @@ def test_counting_reports_bytes() -> None:
     records, _ = run(corpus, TrainingSettings(300))
     counting = [r for r in records if isinstance(r, Counting)]
     assert counting[-1].bytes_read == counting[-1].total_bytes == corpus.reader().total_bytes
+
+
+def test_named_run_returns_the_tokenizer_and_build_tokenizer_matches() -> None:
+    from explorer.core.training_run import build_tokenizer
+
+    corpus = Corpus((sample_sources()[0],))
+    settings = TrainingSettings(400, "gpt2", SPECIALS)
+    generator = run_training(corpus, settings, "garden", {"note": "test"})
+    learned = []
+    while True:
+        try:
+            item = next(generator)
+        except StopIteration as stop:
+            summary = stop.value
+            break
+        if isinstance(item, Learned):
+            learned.append(item.merge)
+    tokenizer = summary.tokenizer
+    assert tokenizer is not None and tokenizer.name == "garden" and tokenizer.metadata == {"note": "test"}
+    assert tokenizer.special_tokens == {"<|endoftext|>": 399}
+    built = build_tokenizer(learned, settings, "garden")
+    try:
+        next(built)
+    except StopIteration as stop:
+        assert stop.value.merges == tokenizer.merges

@@ -54,6 +54,7 @@ class TrainingPane(Pane):
         self.ui_timer.timeout.connect(self._on_ui_timer_timeout)
         self._ticks = 0
         self._status_dirty = self._scroll_pending = False
+        self._pending: list[Merge] = []  # merges received, not yet in the table
         session.corpus_changed.connect(self._on_session_corpus_changed)
         session.font_changed.connect(self._on_session_font_changed)
         session.theme_changed.connect(self._on_session_theme_changed)
@@ -227,6 +228,7 @@ class TrainingPane(Pane):
                          "choose the built-in engine to step or play.")
             return False
         self.model.clear()
+        self._pending = []
         self.model.counts_known = settings.engine != "hf"
         self.plots.reset()
         self.tokenizer = None
@@ -301,10 +303,17 @@ class TrainingPane(Pane):
         specials = len(run.settings.special_tokens)
         vocab_sizes = [vocab_size_after(m.rank, specials) for m in merges]
         self.plots.add(ranks, counts, train_bpt, held_out_bpt, vocab_sizes)
-        self.model.append(merges)
-        self._scroll_pending = True
+        self._pending.extend(merges)
         if self._slow_run():  # stepping or playing for an audience: show each merge at once
             self._on_ui_timer_timeout(plots=True)
+
+    def _flush_merges(self) -> None:
+        """Rows go into the table on the view's timer, one insertion per flush: a fast run repaints
+        the table ten times a second, not once per batch from the trainer."""
+        if self._pending:
+            self.model.append(self._pending)
+            self._pending = []
+            self._scroll_pending = True
 
     def _slow_run(self) -> bool:
         run = self.run
@@ -317,6 +326,7 @@ class TrainingPane(Pane):
 
     def _on_ui_timer_timeout(self, plots: bool = False) -> None:
         self._ticks += 1
+        self._flush_merges()
         if self._status_dirty:
             self._status_dirty = False
             self._update_status()
@@ -344,19 +354,17 @@ class TrainingPane(Pane):
         self._update_status()
 
     def _build_tokenizer(self, run: TrainingRun) -> None:
-        """Publish the run's tokenizer. A finished run's child built it already; a cancelled run's
-        merges go to a child process to be built (100,000 merges would hold up the window)."""
+        """Make the tokenizer from the merges on a pool thread, then publish it.
+
+        Building is Python code that yields the interpreter lock every few milliseconds, so the
+        window keeps painting; receiving a finished tokenizer from the child instead would mean
+        unpickling it in one piece, which holds the lock for tens of milliseconds at once.
+        """
         run.metadata.update(seconds=round(run.elapsed, 2), complete=run.state == FINISHED)
-        tokenizer = run.summary.tokenizer if run.summary is not None else None
-        if isinstance(tokenizer, BPE):
-            tokenizer.metadata.update(run.metadata)
-            # On the next turn of the event loop: the last repaint of the run comes first, then
-            # every pane's reaction to the new tokenizer, each in its own short slice.
-            QTimer.singleShot(0, self, lambda: self._on_tokenizer_built(run, tokenizer))
-            return
-        job = self.session.workers.start_process("building the tokenizer", build_tokenizer,
-                                                 (list(run.merges), run.settings, run.name, run.metadata),
-                                                 key="training-result")
+        merges, settings, name, metadata = list(run.merges), run.settings, run.name, run.metadata
+        job = self.session.workers.start("building the tokenizer",
+                                         lambda: build_tokenizer(merges, settings, name, metadata),
+                                         key="training-result")
         job.finished.connect(lambda built: self._on_tokenizer_built(run, built))
         job.failed.connect(lambda message: self.session.post_error("Could not build the tokenizer", message))
 
@@ -459,6 +467,7 @@ class TrainingPane(Pane):
         self.export_button.setEnabled(self.tokenizer is not None)
 
     def _update_status(self) -> None:
+        self._flush_merges()  # the status names the newest merge's tokens: the table must know them
         run = self.run
         if run is None:
             self.progress.setValue(0)

@@ -33,10 +33,11 @@ class TrainingRun(QObject):
     ended = Signal(str)  # FINISHED, CANCELLED or FAILED
 
     def __init__(self, corpus: Corpus, settings: TrainingSettings, name: str = "",
-                 metadata: dict[str, Any] | None = None, parent: QObject | None = None) -> None:
+                 metadata: dict[str, Any] | None = None, parent: QObject | None = None, build: bool = False) -> None:
         super().__init__(parent)
         self.corpus, self.settings = corpus, settings
         self.name, self.metadata = name, dict(metadata or {})
+        self.build = build  # the child builds the finished tokenizer (the pane builds it on a thread instead)
         self.merges: list[Merge] = []
         self.held_out_tokens: list[int] = []  # after each merge (-1 without held-out text)
         self.counting: Counting | None = None
@@ -64,7 +65,7 @@ class TrainingRun(QObject):
                                      key="training")
         else:
             self.job = workers.start_process("training", run_training,
-                                             (self.corpus, self.settings, self.name, self.metadata),
+                                             (self.corpus, self.settings, self.name if self.build else "", self.metadata),
                                              key="training", step_types=(Learned,))
         self.job.batch_ready.connect(self._on_job_batch_ready)
         self.job.finished.connect(self._on_job_finished)
