@@ -271,11 +271,13 @@ def _displayed(batches: Iterator[TokenBatch], builder: DisplayBuilder) -> Iterat
 
 
 def _grouped(batches: Iterator[TokenBatch]) -> Iterator[TokenBatch]:
+    """Groups of GROUP_TOKENS tokens; the first is smaller, to show the top of the text sooner."""
     pending: list[TokenBatch] = []
+    size = GROUP_TOKENS // 5
     for batch in batches:
         pending.append(batch)
-        if sum(len(batch.ids) for batch in pending) >= GROUP_TOKENS:
+        if sum(len(batch.ids) for batch in pending) >= size:
             yield join_batches(pending)
-            pending = []
+            pending, size = [], GROUP_TOKENS
     if pending:
         yield join_batches(pending)

@@ -35,7 +35,7 @@ SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"
           "In 1969, 600,000,000 people watched.\t안녕하세요 👋 ")
 MAX_LANES = 4
 IDLE_MS = 250  # after typing stops: findings, word counts and the comparison
-PASTE_STEP = 65_536  # characters inserted per event-loop turn for a big paste
+PASTE_STEP = 32_768  # characters inserted into the editor per event-loop turn for a big paste
 REMEMBERED_CHARACTERS = 100_000  # a longer prompt is not kept for the next start (the settings file would balloon)
 
 
