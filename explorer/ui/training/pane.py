@@ -33,8 +33,8 @@ from explorer.ui.training.run import (
     CANCELLED, COUNTING, ENDED, FAILED, FINISHED, IDLE, MERGING, PAUSED, STARTING, TrainingRun)
 from explorer.ui.training.settings_form import SettingsForm
 
-UI_REFRESH_MS = 100  # status line, progress bar and scrolling, at most this often
-PLOT_EVERY = 3  # plots on every third refresh: repainting them is the costliest thing here
+UI_REFRESH_MS = 50  # new rows, status line, progress bar and scrolling, at most this often
+PLOT_EVERY = 6  # plots on every sixth refresh (300 ms): repainting them is the costliest thing here
 SPEEDS = (0.5, 1, 2, 5, 10, 20, 50, 100, 1000)
 
 

@@ -7,6 +7,7 @@ the pane what changed once per batch. Step and Play send commands to the real tr
 
 from __future__ import annotations
 
+import gc
 import time
 from collections import deque
 from typing import Any
@@ -59,6 +60,11 @@ class TrainingRun(QObject):
         uses it, to show why the child process is needed.
         """
         self.started_at = time.monotonic()
+        # A run creates hundreds of thousands of small records. The full garbage collections they
+        # trigger walk every object of the process (tokenizer tables included) while holding the
+        # interpreter lock: 40-65 ms pauses of the window, measured. Freezing what exists now
+        # leaves those collections only the run's own objects (under 10 ms).
+        gc.freeze()
         if thread:
             corpus, settings, name, metadata = self.corpus, self.settings, self.name, self.metadata
             self.job = workers.start("training", lambda: run_training(corpus, settings, name, metadata),  # type: ignore[assignment]
