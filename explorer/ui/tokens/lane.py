@@ -135,7 +135,7 @@ class Lane(QWidget):
             return
         tokenizer = self.tokenizer
         mode, error = effective_mode(tokenizer, text, self.mode)
-        self.status.emit(self, f"{error} Showing the plain-text reading." if error else "")
+        self.status.emit(self, f"{_sentence(str(error))} Showing the plain-text reading." if error else "")
         self.state = TokenizedText(tokenizer, "", mode, self.mode)
         self._builder = DisplayBuilder(tokenizer, self.show_ids)
         if len(text) <= SYNC_LIMIT:
@@ -253,6 +253,12 @@ class Lane(QWidget):
             summary = summary.rsplit(" · ", 2)[0] + " · counting words..."
         name = self.tokenizer.name if self.tokenizer is not None else ""
         self.counts.setText(f"<b>{name}</b>: {summary}")
+
+
+def _sentence(text: str) -> str:
+    """'the text contains ...' -> 'The text contains ....' (an error message in a banner)."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
 def _displayed(batches: Iterator[TokenBatch], builder: DisplayBuilder) -> Iterator[Queued]:
