@@ -261,3 +261,17 @@ def test_typing_and_pasting_while_a_big_paste_goes_in(pane: TokensPane, qtbot: Q
     assert pane.text().endswith("\r\nend") and pane.text().count("\r\n") == big.count("\r\n") + 1
     assert "x" in pane.text()
     assert ids_shown(pane) == small.encode(pane.text())
+
+
+def test_show_ids_on_a_big_text_rebuilds_the_view_in_full(pane: TokensPane, qtbot: QtBot, small) -> None:  # type: ignore[no-untyped-def]
+    big = ("Egg or egg? 600,000 people.\n" * 3000)[:60_000]
+    pane.set_text(big)
+    qtbot.waitUntil(lambda: pane.main_lane.complete and not pane._bulk, timeout=30_000)
+    ids = small.encode(big)
+    pane.ids_button.click()
+    qtbot.waitUntil(lambda: pane.main_lane.complete, timeout=30_000)
+    assert pane.main_lane.view.toPlainText().split() == [str(i) for i in ids]
+    assert view_ids(pane) == ids
+    pane.ids_button.click()
+    qtbot.waitUntil(lambda: pane.main_lane.complete, timeout=30_000)
+    assert pane.main_lane.view.toPlainText().startswith("Egg·or")

@@ -11,13 +11,12 @@ import gc
 
 import numpy as np
 from PySide6.QtCore import QMimeData, Qt, QTimer
-from PySide6.QtGui import QAction, QColor, QGuiApplication, QKeySequence, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu, QPlainTextEdit,
-                               QPushButton, QSplitter, QTableView, QTextBrowser, QTextEdit, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QTextCursor
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton, QSplitter,
+                               QTableView, QTextBrowser, QToolButton, QVBoxLayout, QWidget)
 
 from explorer.core.compare import boundary_differences, count_words
 from explorer.core.findings import audit_check, iter_findings
-from explorer.core.incremental import CUTS_END
 from explorer.core.tokenizer import SPECIAL_MODES, Tokenizer
 from explorer.ui.pane import Pane
 from explorer.ui.picker import BUNDLED
@@ -25,81 +24,17 @@ from explorer.ui.session import TRAINED_PREFIX, Session
 from explorer.ui.tokens import export
 from explorer.ui.tokens.details import token_details
 from explorer.ui.tokens.findings_model import FINDING_ROLE, FindingsModel
-from explorer.ui.tokens.glyphs import is_missing, missing_message
+from explorer.ui.tokens.editor import PromptEditor
+from explorer.ui.tokens.glyphs import missing_message
 from explorer.ui.tokens.lane import Lane
 from explorer.ui.tokens.prompt import Prompt
-from explorer.ui.tokens.view import SPLIT_COLOR
 
 SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"
           "एक एगलेस मावा केक शनिवार के लिए, कृपया।\n"
           "In 1969, 600,000,000 people watched.\t안녕하세요 👋 ")
 MAX_LANES = 4
 IDLE_MS = 250  # after typing stops: findings, word counts and the comparison
-PASTE_STEP = 32_768  # characters inserted into the editor per event-loop turn for a big paste
 REMEMBERED_CHARACTERS = 100_000  # a longer prompt is not kept for the next start (the settings file would balloon)
-
-
-class PromptEditor(QPlainTextEdit):
-    """The prompt editor. A paste or drop goes to the pane first (the prompt keeps its line
-    endings), then into the editor piece by piece, so a big paste never freezes the window."""
-
-    def __init__(self, pane: TokensPane) -> None:
-        super().__init__(pane)
-        self.pane = pane
-        self.setPlaceholderText("Type or paste a prompt to see every token.")
-        self.setTabChangesFocus(False)
-        self._queue: list[str] = []
-        self._first = False  # the next piece starts the step to undo
-        self._replacing = False
-        self.inserting = False  # True while the editor itself changes the text (not the user)
-
-    def insertFromMimeData(self, source: QMimeData) -> None:  # noqa: N802 (Qt override)
-        if source.hasText():
-            self.pane.insert(source.text())
-
-    def fill(self, text: str, replace: bool = False) -> None:
-        """Insert `text` (line breaks as "\n") at the cursor, or instead of everything, PASTE_STEP
-        characters per event-loop turn, as one step to undo; the pane hears when it is done."""
-        self._replacing = replace
-        if replace:
-            self.setUndoRedoEnabled(False)  # a new prompt, not an edit (this also forgets the history)
-            self.inserting = True
-            self.clear()
-            self.inserting = False
-        self._queue = [text[i:i + PASTE_STEP] for i in range(0, len(text), PASTE_STEP)] or [""]
-        self._first = True
-        if len(self._queue) == 1:
-            self._insert_next()
-        else:  # the pane has had its turn: the text goes in from the next one
-            QTimer.singleShot(0, self._insert_next)
-
-    def finish_fill(self) -> None:
-        """Insert what is left of the text now."""
-        while self._queue:
-            self._insert_next()
-
-    def _insert_next(self) -> None:
-        if not self._queue:
-            return  # (finished early by `finish_fill`)
-        cursor = self.textCursor()  # a copy; the editor's own cursor moves along with the insertion
-        if self._first:
-            cursor.beginEditBlock()
-        else:
-            cursor.joinPreviousEditBlock()
-        self._first = False
-        self.inserting = True
-        cursor.insertText(self._queue.pop(0))
-        cursor.endEditBlock()
-        self.inserting = False
-        if self._queue:
-            QTimer.singleShot(0, self._insert_next)
-            return
-        if self._replacing:
-            self.setUndoRedoEnabled(True)
-            self.moveCursor(QTextCursor.MoveOperation.Start)
-        else:
-            self.ensureCursorVisible()
-        self.pane.end_bulk()
 
 
 class TokensPane(Pane):
@@ -300,41 +235,13 @@ class TokensPane(Pane):
             self._detail_index = min(self._detail_index, len(self._detail_lane.state) - 1)
 
     def _mark_editor(self) -> None:
-        """In the editor's visible part: underline characters split across tokens, box characters no
-        installed font can draw (and name the font package in the banner)."""
+        """Mark split characters and characters no font can draw in the editor's visible part."""
         lane = self.main_lane
         if lane.state is None or lane.text != self.prompt.text or self._bulk:
             return
-        state, text = lane.state, lane.text
-        viewport = self.editor.viewport().rect()
-        low = self.prompt.from_editor(self.editor.cursorForPosition(viewport.topLeft()).position())
-        high = min(len(text), self.prompt.from_editor(self.editor.cursorForPosition(viewport.bottomRight()).position()) + 1)
-        shown_tokens = state.tokens_in(low, high)
-        cut = np.flatnonzero(state.flags[shown_tokens.start:shown_tokens.stop] & CUTS_END) + shown_tokens.start
-        split = [i for i in (state.ends[cut] - 1).tolist() if low <= i < high][:2000]
-        font = self.editor.font()
-        unusual = {char for char in set(text[low:high]) if not char.isascii() and is_missing(char, font)}
-        missing = [i for i in range(low, high) if text[i] in unusual][:2000] if unusual else []
-        selections = [self._editor_mark(text, i, "split") for i in split]
-        selections += [self._editor_mark(text, i, "missing") for i in missing]
-        self.editor.setExtraSelections(selections)
+        unusual = self.editor.mark(lane.state, self.prompt)
         if unusual - self._missing:
             self._on_glyphs_missing(unusual)
-
-    def _editor_mark(self, text: str, index: int, kind: str) -> QTextEdit.ExtraSelection:
-        selection = QTextEdit.ExtraSelection()
-        if kind == "split":
-            selection.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
-            selection.format.setUnderlineColor(SPLIT_COLOR)
-            selection.format.setToolTip("This character's bytes are split across tokens")
-        else:
-            selection.format.setBackground(QColor(255, 0, 0, 70))
-            selection.format.setToolTip(f"No installed font has this character: {missing_message({text[index]})}")
-        cursor = QTextCursor(self.editor.document())
-        cursor.setPosition(self.prompt.to_editor(index))
-        cursor.setPosition(self.prompt.to_editor(index + 1), QTextCursor.MoveMode.KeepAnchor)
-        selection.cursor = cursor
-        return selection
 
     def _on_lane_status(self, lane: Lane, message: str) -> None:
         if lane is self.main_lane:
