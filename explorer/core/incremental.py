@@ -233,6 +233,7 @@ class TokenizedText:
 
     def finish(self, text: str) -> None:
         self.text = text
+        self._growing = {name: Growing() for name in COLUMNS}  # the spare room goes with the first edit
 
     def extend_all(self, batches: Iterator[TokenBatch], text: str) -> None:
         self.extend(list(batches))

@@ -111,6 +111,7 @@ class TokenView(QPlainTextEdit):
         self.flags = np.concatenate([self.flags[:first], flags, self.flags[last:]])
         self.starts = np.concatenate([self.starts[:first], piece.starts + begin, self.starts[last:] + shift])
         self.painted = np.concatenate([self.painted[:first], piece.painted, self.painted[last:]])
+        self._growing = {name: Growing() for name in self._growing}  # (no more appends: drop the spare room)
         if self.diff is not None:
             self.diff = None  # stale; the pane recomputes the comparison
         self.total += shift
