@@ -81,9 +81,9 @@ class DisplayBuilder:
         ids = np.asarray(ids, np.int64)
         self._learn(ids)
         texts = [self.texts[i] for i in ids.tolist()]
-        lengths = self.lengths[ids]
+        lengths = self.lengths[ids]  # (indexing with an array copies: these are ours to change)
         painted = self.painted[ids]
-        breaks = self.newline[ids].copy()
+        breaks = self.newline[ids]
         next_lf = np.zeros(len(ids), bool)
         next_lf[:-1] = self.starts_lf[ids[1:]]
         if len(ids) and following is not None:
@@ -94,7 +94,6 @@ class DisplayBuilder:
         added = np.concatenate([lone_cr, _forced_breaks(np.cumsum(lengths), breaks, self.line)])
         for index in added.tolist():
             texts[index] += "\n"
-        lengths = lengths.copy()
         lengths[added] += 1  # (a token gets at most one added break)
         breaks[added] = True
         ends = np.cumsum(lengths)
