@@ -14,7 +14,6 @@ import regex
 from explorer.core.incremental import common_prefix, common_suffix
 
 
-
 def shown(text: str) -> str:
     """`text` as the editor holds it (in Python terms): every line ending is one "\\n"."""
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2029", "\n")
@@ -102,7 +101,7 @@ class Prompt:
 
 
 def _landmarks(text: str) -> tuple[np.ndarray, np.ndarray]:
-    """Where each "\r\n" starts in `text`, and where each character beyond U+FFFF (two UTF-16
+    """Where each "\\r\\n" starts in `text`, and where each character beyond U+FFFF (two UTF-16
     units) is in `shown(text)`: sorted arrays, from one pass over the code points."""
     if text.isascii():
         if "\r\n" not in text:
