@@ -202,3 +202,29 @@ def test_pasted_source_trains(qtbot, session, pane: TrainingPane) -> None:  # ty
     pane.start()
     wait_ended(qtbot, pane)
     assert pane.model.rowCount() == 4
+
+
+
+def press(pane: TrainingPane, keys: str) -> None:
+    """Activate the pane's shortcut for `keys` (offscreen windows get no real key focus)."""
+    from PySide6.QtGui import QShortcut
+
+    (shortcut,) = [s for s in pane.findChildren(QShortcut) if s.key().toString() == keys]
+    assert shortcut.context() == Qt.ShortcutContext.WidgetWithChildrenShortcut  # only while this pane shows
+    shortcut.activated.emit()
+
+
+def test_f9_steps_and_f8_plays_and_pauses(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    use(session, "english.txt")
+    pane.form.set_vocab_size(2000)
+    press(pane, "F9")
+    qtbot.waitUntil(lambda: pane.model.rowCount() == 1, timeout=TIMEOUT)
+    qtbot.wait(300)
+    assert pane.model.rowCount() == 1 and pane.run.state == PAUSED
+    pane.speed.setValue(20)
+    press(pane, "F8")
+    qtbot.waitUntil(lambda: pane.model.rowCount() >= 5, timeout=TIMEOUT)
+    press(pane, "F8")
+    qtbot.waitUntil(lambda: pane.run.state == PAUSED, timeout=TIMEOUT)
+    pane.run.cancel()
+    wait_ended(qtbot, pane)

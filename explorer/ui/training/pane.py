@@ -176,10 +176,10 @@ class TrainingPane(Pane):
         self.pause_button = QPushButton("Pause")
         self.pause_button.clicked.connect(lambda: self.run and self.run.pause())
         self.step_button = QPushButton("Step")
-        self.step_button.setToolTip("Learn one merge, then wait (Ctrl+Right)")
+        self.step_button.setToolTip("Learn one merge, then wait (F9 or Ctrl+Right)")
         self.step_button.clicked.connect(self._on_step_clicked)
         self.play_button = QPushButton("Play")
-        self.play_button.setToolTip("Learn merges at the chosen speed, for talks")
+        self.play_button.setToolTip("Learn merges at the chosen speed, for talks (F8 plays and pauses)")
         self.play_button.clicked.connect(self._on_play_clicked)
         self.speed = QDoubleSpinBox()
         self.speed.setRange(0.2, 5000)
@@ -200,10 +200,12 @@ class TrainingPane(Pane):
             row.addWidget(widget)
         row.addStretch(1)
         row.addWidget(self.sweep_button)
-        QShortcut(QKeySequence("Ctrl+Return"), self, self._on_start_clicked,
-                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        QShortcut(QKeySequence("Ctrl+Right"), self, self._on_step_clicked,
-                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        # Ctrl+Return trains; the stepping keys every pane shares: F8 play/pause, F9 one merge.
+        for keys, slot in (("Ctrl+Return", self._on_start_clicked), ("Ctrl+Right", self._on_step_clicked),
+                           ("F9", self._on_step_clicked), ("F8", self._on_play_pause_key)):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
         return row
 
     # Starting and controlling
@@ -271,6 +273,12 @@ class TrainingPane(Pane):
             self.run.play(self.speed.value())
         else:
             self.start(rate=self.speed.value())
+
+    def _on_play_pause_key(self) -> None:
+        if self.run is not None and self.run.is_running and self.run.state != PAUSED:
+            self.run.pause()
+        else:
+            self._on_play_clicked()
 
     def _on_speed_value_changed(self, value: float) -> None:
         if self.run is not None and self.run.is_running:
