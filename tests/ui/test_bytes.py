@@ -223,3 +223,24 @@ def test_main_window_carries_text_to_both_panes(qtbot: QtBot, session: Session) 
     chunks = window.panes["chunks"]
     assert window.tabs.tabText(window.tabs.currentIndex()) == "Chunks"
     qtbot.waitUntil(lambda: [c.text for c in chunks.columns[0].view.chunks] == ["HOW", "'", "S"], timeout=5000)
+
+
+def test_tokens_pane_buttons_carry_the_prompt(qtbot: QtBot, session: Session) -> None:
+    from PySide6.QtCore import Qt
+
+    from explorer.ui.main_window import MainWindow
+
+    window = MainWindow(session, first_pane="tokens")
+    qtbot.addWidget(window)
+    window.show()
+    tokens = window.panes["tokens"]
+    tokens.set_text("मावा 🎂")  # type: ignore[attr-defined]
+    qtbot.mouseClick(tokens.bytes_button, Qt.MouseButton.LeftButton)  # type: ignore[attr-defined]
+    assert window.tabs.tabText(window.tabs.currentIndex()) == "Bytes"
+    assert window.panes["bytes"].model.rowCount() == 6  # म ा व ा, space, 🎂
+    window.show_pane("tokens")
+    qtbot.mouseClick(tokens.chunks_button, Qt.MouseButton.LeftButton)  # type: ignore[attr-defined]
+    assert window.tabs.tabText(window.tabs.currentIndex()) == "Chunks"
+    chunks = window.panes["chunks"]
+    qtbot.waitUntil(lambda: "".join(c.text for c in chunks.columns[0].view.chunks) == "मावा 🎂", timeout=5000)
+    session.unsaved.clear()

@@ -119,6 +119,14 @@ class TokensPane(Pane):
         bar.addWidget(self.compare_button)
         bar.addWidget(self.export_button)
         bar.addStretch(1)
+        # One click carries this text to the Chunks and Bytes panes.
+        for pane, label, tip in (("chunks", "Show chunks", "See how the pre-tokenizer regex cuts this text"),
+                                 ("bytes", "Show bytes", "See this text's UTF-8 bytes and stream its tokens")):
+            button = QPushButton(label, self)
+            button.setToolTip(tip)
+            button.clicked.connect(lambda _=False, p=pane: self.session.send_text(p, self.text()))
+            bar.addWidget(button)
+            setattr(self, f"{pane}_button", button)
 
         self.banner = QLabel(self)
         self.banner.setWordWrap(True)
