@@ -28,14 +28,17 @@ _IMPORTED = time.perf_counter()
 
 
 def run_gui(args: Sequence[str] = ()) -> int:
+    from PySide6.QtCore import QTimer
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
+    from explorer.core.corpus_sources import Corpus, sample_sources
     from explorer.ui.crash import install_excepthook, restore_recovery
     from explorer.ui.main_window import MainWindow
     from explorer.ui.session import Session
     from explorer.ui.settings import Settings
     from explorer.ui.theme import apply_theme, is_dark
+    from explorer.ui.tour import Tour, should_show
 
     measure = "--measure-startup" in args
     args = [a for a in args if a != "--measure-startup"]
@@ -58,6 +61,10 @@ def run_gui(args: Sequence[str] = ()) -> int:
     window = MainWindow(session)
     install_excepthook(session, window)
     window.show()
+    if session.corpus is None:  # a corpus ready to train on, from the first second
+        session.set_corpus(Corpus(tuple(s for s in sample_sources() if not s.whole)))
+    if not measure and should_show(session):
+        QTimer.singleShot(600, lambda: Tour(session, window).show())
     restored = restore_recovery(session)
     if restored:
         session.status_posted.emit("Recovered after a crash: " + ", ".join(restored))
