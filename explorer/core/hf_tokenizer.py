@@ -23,7 +23,7 @@ from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
 from explorer.core.files import read_json
 from explorer.core.merges import MergeForest
 from explorer.core.pretokenize import NONE, Pretokenizer
-from explorer.core.tokenizer import (VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, SpecialMode, Token, Tokenizer,
+from explorer.core.tokenizer import (VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, ListedVocabulary, SpecialMode, Token,
                                      UnsupportedView)
 
 # What `ByteLevel(use_regex=True)` splits with: the original GPT-2 pattern, as tokenizers has it.
@@ -43,7 +43,7 @@ def looks_like_tokenizer_json(document: object) -> bool:
     return isinstance(document, dict) and isinstance(document.get("model"), dict)
 
 
-class HFTokenizer(Tokenizer):
+class HFTokenizer(ListedVocabulary):
     """A `tokenizer.json`, encoded by `tokenizers` without the model's added [CLS]/BOS tokens."""
 
     def __init__(self, document: dict[str, Any], text: str, name: str, source: str) -> None:
@@ -104,19 +104,6 @@ class HFTokenizer(Tokenizer):
         if self.byte_fallback and len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
             return bytes([int(token[3:5], 16)])
         return token.encode("utf-8")
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self._vocab)
-
-    @property
-    def special_tokens(self) -> dict[str, int]:
-        return self._special.tokens
-
-    def token_bytes(self, token_id: int) -> bytes:
-        if not 0 <= token_id < len(self._vocab) or not self._vocab[token_id]:
-            raise ExplorerError(f"unknown token id {token_id}: {self.name} has ids 0 to {len(self._vocab) - 1}")
-        return self._vocab[token_id]
 
     # Encoding
 

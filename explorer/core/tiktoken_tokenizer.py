@@ -20,10 +20,10 @@ from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
 from explorer.core.formats import tiktoken_file
 from explorer.core.merges import MergeForest, recover_merges
 from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer
-from explorer.core.tokenizer import SpecialMode, Tokenizer
+from explorer.core.tokenizer import ListedVocabulary, SpecialMode
 
 
-class TiktokenTokenizer(Tokenizer):
+class TiktokenTokenizer(ListedVocabulary):
     """A `.tiktoken` rank file with its pattern and special tokens, encoded by tiktoken.
 
     >>> gpt4 = TiktokenTokenizer.bundled("cl100k_base")
@@ -83,19 +83,6 @@ class TiktokenTokenizer(Tokenizer):
         return cls(ranks, chosen, specials, Path(path).stem, str(path))
 
     # The interface
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self._vocab)
-
-    @property
-    def special_tokens(self) -> dict[str, int]:
-        return self._special.tokens
-
-    def token_bytes(self, token_id: int) -> bytes:
-        if not 0 <= token_id < len(self._vocab) or not self._vocab[token_id]:
-            raise ExplorerError(f"unknown token id {token_id}: {self.name} has ids 0 to {len(self._vocab) - 1}")
-        return self._vocab[token_id]
 
     def encode(self, text: str, special: SpecialMode = "disallowed") -> list[int]:
         """tiktoken's ids, computed window by window so no single call holds on for long."""

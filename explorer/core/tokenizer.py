@@ -17,7 +17,7 @@ from explorer.core.errors import ExplorerError
 from explorer.core.pretokenize import Chunk, Pretokenizer
 
 if TYPE_CHECKING:
-    from explorer.core.bpe import BPE, TraceStep
+    from explorer.core.bpe import BPE, SpecialTokens, TraceStep
     from explorer.core.merges import MergeForest
 
 SpecialMode = Literal["allowed", "disallowed", "plain"]
@@ -127,6 +127,27 @@ class Tokenizer(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} ({self.kind}, {self.vocab_size:,} ids)>"
+
+
+class ListedVocabulary(Tokenizer):
+    """A tokenizer that keeps its vocabulary as a list of bytes by id (holes are b"") and its
+    special tokens in `_special`: the tiktoken and tokenizer.json adapters share these lookups."""
+
+    _vocab: list[bytes]
+    _special: SpecialTokens
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._vocab)
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return self._special.tokens
+
+    def token_bytes(self, token_id: int) -> bytes:
+        if not 0 <= token_id < len(self._vocab) or not self._vocab[token_id]:
+            raise ExplorerError(f"unknown token id {token_id}: {self.name} has ids 0 to {len(self._vocab) - 1}")
+        return self._vocab[token_id]
 
 
 def tokens_from_ids(ids: Sequence[int], token_bytes: object, special_ids: set[int] = frozenset()) -> list[Token]:  # type: ignore[assignment]

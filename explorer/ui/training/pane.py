@@ -541,7 +541,7 @@ class TrainingPane(Pane):
             summary = run.summary
             early = summary is not None and summary.stopped_early
             suffix = (f" · done in {_duration(run.elapsed)}" + (
-                f"; the corpus ran out of pairs before the vocabulary was full" if early else ""))
+                "; the corpus ran out of pairs before the vocabulary was full" if early else ""))
         elif run.state == CANCELLED:
             suffix = f" · cancelled; the tokenizer keeps the {len(run.merges):,} merges learned"
         if run.state in (FINISHED, CANCELLED) and self.tokenizer is not None:
