@@ -20,7 +20,7 @@ import traceback
 import weakref
 from collections.abc import Callable, Generator, Iterable
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, TypeVar
 
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
@@ -134,6 +134,9 @@ class _Runner(QRunnable):
             self.on_done(job)
 
 
+_J = TypeVar("_J", bound="Job")
+
+
 class Workers(QObject):
     """Starts jobs on a thread pool; the only place in the app that starts threads."""
 
@@ -155,14 +158,7 @@ class Workers(QObject):
 
     def start(self, name: str, work: Callable[[], Iterable[Any]], key: str | None = None) -> Job:
         """Run `work()` (a generator function) off the GUI thread; cancel the last job of `key`."""
-        job = Job(name)
-        if key is not None:
-            previous = self._by_key.get(key)
-            if previous is not None:
-                previous.cancel()
-            self._by_key[key] = job
-        with self._lock:
-            self._jobs.add(job)
+        job = self._register(Job(name), key)
         # Start on the next event-loop turn: the caller connects to the job's signals first, so
         # a job that ends within microseconds cannot emit before anyone listens.
         runner = _Runner(job, work, self._forget)
@@ -177,7 +173,13 @@ class Workers(QObject):
         Items that are instances of `step_types` are the ones `ProcessJob.step` counts and
         `ProcessJob.set_rate` paces; other items (progress records) pass freely.
         """
-        job = ProcessJob(name)
+        job = self._register(ProcessJob(name), key)
+        self.relay_pool.start(_ProcessRunner(job, function, args, step_types, self._forget))
+        self.job_started.emit(job)
+        return job
+
+    def _register(self, job: _J, key: str | None) -> _J:
+        """Track `job`; a key cancels the previous job started under it (latest wins)."""
         if key is not None:
             previous = self._by_key.get(key)
             if previous is not None:
@@ -185,8 +187,6 @@ class Workers(QObject):
             self._by_key[key] = job
         with self._lock:
             self._jobs.add(job)
-        self.relay_pool.start(_ProcessRunner(job, function, args, step_types, self._forget))
-        self.job_started.emit(job)
         return job
 
     def _forget(self, job: Job) -> None:
