@@ -2,10 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from explorer.ui.session import Session
+
+
+def example_bar(examples: Sequence[tuple[str, str, str]],
+                on_pick: Callable[[str], None]) -> tuple[QHBoxLayout, list[QToolButton]]:
+    """A row "Examples: [label] [label] ..." whose buttons hand their text to `on_pick`.
+
+    `examples` holds (label, text, tooltip); the row ends in a stretch so callers can append.
+    """
+    row = QHBoxLayout()
+    row.setSpacing(4)
+    row.addWidget(QLabel("Examples:"))
+    buttons: list[QToolButton] = []
+    for label, text, hint in examples:
+        button = QToolButton()
+        button.setText(label)
+        button.setToolTip(hint)
+        button.clicked.connect(lambda _=False, t=text: on_pick(t))
+        row.addWidget(button)
+        buttons.append(button)
+    row.addStretch(1)
+    return row, buttons
 
 
 class EmptyState(QLabel):

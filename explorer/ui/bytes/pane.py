@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QPlainTextEdit, QPushButton, QScrollArea, QSlider, QSplitter, QTableView, QToolButton,
+                               QPlainTextEdit, QPushButton, QScrollArea, QSlider, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
 from explorer.core.chars import TextCounts, count, describe, tokens_of_chars
@@ -24,7 +24,7 @@ from explorer.ui.bytes.lanes import StreamLanes
 from explorer.ui.bytes.model import COL_BITS, CharTableModel
 from explorer.ui.bytes.roles import legend_html
 from explorer.ui.bytes.strip import ByteStrip
-from explorer.ui.pane import Pane
+from explorer.ui.pane import Pane, example_bar
 from explorer.ui.session import Session
 
 MAX_CHARS = 2_000
@@ -72,18 +72,7 @@ class BytesPane(Pane):
         self.editor.setMaximumHeight(64)
         self.editor.textChanged.connect(self._debounce.start)
 
-        examples = QHBoxLayout()
-        examples.setSpacing(4)
-        examples.addWidget(QLabel("Examples:"))
-        self.example_buttons: list[QToolButton] = []
-        for label, text, hint in EXAMPLES:
-            button = QToolButton()
-            button.setText(label)
-            button.setToolTip(hint)
-            button.clicked.connect(lambda _=False, t=text: self.set_text(t))
-            examples.addWidget(button)
-            self.example_buttons.append(button)
-        examples.addStretch(1)
+        examples, self.example_buttons = example_bar(EXAMPLES, self.set_text)
         examples.addWidget(QLabel("English reference:"))
         self.reference = QLineEdit(ENGLISH_ORDER)
         self.reference.setMinimumWidth(260)

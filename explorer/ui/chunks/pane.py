@@ -10,14 +10,14 @@ from collections.abc import Callable, Generator
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter, QToolButton,
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter,
                                QVBoxLayout, QWidget)
 
 from explorer.core.chunk_diff import PatternRun, compare, crossing_tokens, run_pattern, tokens_by_chunk
 from explorer.core.tokenizer import Token, Tokenizer
 from explorer.ui.chunks.column import PatternColumn
 from explorer.ui.chunks.examples import DEFAULT_TEXT, EXAMPLES
-from explorer.ui.pane import Pane
+from explorer.ui.pane import Pane, example_bar
 from explorer.ui.session import Session
 from explorer.ui.workers import Job
 
@@ -64,18 +64,7 @@ class ChunksPane(Pane):
         self.editor.setTabChangesFocus(False)
         self.editor.textChanged.connect(self._debounce.start)
 
-        examples = QHBoxLayout()
-        examples.setSpacing(4)
-        examples.addWidget(QLabel("Examples:"))
-        self.example_buttons: list[QToolButton] = []
-        for label, text, hint in EXAMPLES:
-            button = QToolButton()
-            button.setText(label)
-            button.setToolTip(hint)
-            button.clicked.connect(lambda _=False, t=text: self.set_text(t))
-            examples.addWidget(button)
-            self.example_buttons.append(button)
-        examples.addStretch(1)
+        examples, self.example_buttons = example_bar(EXAMPLES, self.set_text)
 
         options = QHBoxLayout()
         self.add_button = QPushButton("Add pattern")
