@@ -12,18 +12,17 @@ With the Hugging Face engine, the merges arrive all at once when its trainer fin
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from explorer.core.bpe import BPE
-from explorer.core.bytelevel import from_chars
 from explorer.core.corpus_sources import Corpus, CorpusReader
 from explorer.core.errors import TrainingError
+from explorer.core.formats.hf import merge_pairs, training_pipeline
 from explorer.core.formats.own import from_merges
-from explorer.core.pretokenize import NONE, Pretokenizer, hf_compatible
+from explorer.core.pretokenize import Pretokenizer
 from explorer.core.train import BYTE_VOCAB, BpeTrainer, Merge, check_vocab_size
 
 Engine = Literal["builtin", "hf"]
@@ -192,28 +191,20 @@ def hf_train(texts: Iterable[str], settings: TrainingSettings) -> list[Merge]:
     Its merges come back in our id space: bytes are 0-255, each new token the next id (or the id
     it already has, when two pairs make the same bytes). Counts are unknown (0).
     """
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import pre_tokenizers, trainers
 
-    pattern = Pretokenizer(settings.pattern).regex
-    tokenizer = Tokenizer(models.BPE())
-    steps = [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
-    if pattern != NONE:
-        steps.insert(0, pre_tokenizers.Split(Regex(hf_compatible(pattern)), behavior="isolated"))
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(steps)
-    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer = training_pipeline(settings.pattern)
     trainer = trainers.BpeTrainer(vocab_size=settings.vocab_size, special_tokens=list(settings.special_tokens),
                                   show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     try:
         tokenizer.train_from_iterator(texts, trainer)
     except Exception as exc:  # tokenizers raises plain exceptions for bad regexes and the like
         raise TrainingError(f"Hugging Face tokenizers could not train: {exc}") from None
-    pairs = json.loads(tokenizer.to_str())["model"]["merges"]
     vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
     id_of = {token: index for index, token in enumerate(vocab)}
     merges: list[Merge] = []
-    for rank, pair in enumerate(pairs):
-        left_chars, right_chars = pair.split(" ") if isinstance(pair, str) else pair
-        left, right = id_of[from_chars(left_chars)], id_of[from_chars(right_chars)]
+    for rank, (left_bytes, right_bytes) in enumerate(merge_pairs(tokenizer)):
+        left, right = id_of[left_bytes], id_of[right_bytes]
         token = vocab[left] + vocab[right]
         new_id = id_of.get(token)
         if new_id is None:

@@ -45,21 +45,18 @@ def _train_ours(corpus: str, vocab: int, out: str) -> dict[str, object]:
 
 
 def _train_hf(corpus: str, vocab: int, out: str) -> dict[str, object]:
-    from tests.hf_reference import hf_pipeline
-
     from tokenizers import pre_tokenizers, trainers
 
-    from explorer.core.bytelevel import from_chars
+    from explorer.core.formats.hf import merge_pairs, training_pipeline
 
-    tokenizer = hf_pipeline(PATTERN)
+    tokenizer = training_pipeline(PATTERN)
     trainer = trainers.BpeTrainer(vocab_size=vocab, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     start = time.perf_counter()
     tokenizer.train([corpus], trainer)
     seconds = time.perf_counter() - start
-    merges = json.loads(tokenizer.to_str())["model"]["merges"]
-    pairs = [m.split(" ") if isinstance(m, str) else m for m in merges]
-    return {"seconds": seconds, "merges": len(pairs), "digest": _digest(from_chars(a) + from_chars(b) for a, b in pairs)}
+    pairs = merge_pairs(tokenizer)
+    return {"seconds": seconds, "merges": len(pairs), "digest": _digest(left + right for left, right in pairs)}
 
 
 def _digest(tokens: object) -> str:

@@ -11,9 +11,9 @@ import os
 from typing import Any
 
 from explorer.core.bpe import BPE
-from explorer.core.bytelevel import to_chars
+from explorer.core.bytelevel import from_chars, to_chars
 from explorer.core.files import write_atomic
-from explorer.core.pretokenize import NONE, hf_compatible
+from explorer.core.pretokenize import NONE, Pretokenizer, hf_compatible
 
 
 def to_document(tokenizer: BPE) -> dict[str, Any]:
@@ -55,3 +55,24 @@ def to_document(tokenizer: BPE) -> dict[str, Any]:
 
 def export(tokenizer: BPE, path: str | os.PathLike[str]) -> None:
     write_atomic(path, json.dumps(to_document(tokenizer), ensure_ascii=False, indent=1))
+
+
+def training_pipeline(pattern: str) -> Any:
+    """An untrained `tokenizers.Tokenizer` with the pipeline our trainer matches:
+    `Split(pattern, "isolated")` (none for the `none` pattern) then `ByteLevel(use_regex=False)`."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+
+    regex = Pretokenizer(pattern).regex
+    tokenizer = Tokenizer(models.BPE())
+    steps = [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+    if regex != NONE:
+        steps.insert(0, pre_tokenizers.Split(Regex(hf_compatible(regex)), behavior="isolated"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(steps)
+    tokenizer.decoder = decoders.ByteLevel()
+    return tokenizer
+
+
+def merge_pairs(tokenizer: Any) -> list[tuple[bytes, bytes]]:
+    """A trained byte-level BPE's merges as (left bytes, right bytes), in rank order."""
+    pairs = json.loads(tokenizer.to_str())["model"]["merges"]
+    return [(from_chars(a), from_chars(b)) for a, b in (p.split(" ") if isinstance(p, str) else p for p in pairs)]
