@@ -20,11 +20,10 @@ from explorer.core.utf8 import char_offsets
 WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}]+)*")
 
 
-@dataclass(frozen=True, slots=True)
-class Counts:
-    """What the counts row shows for one text under one tokenizer."""
+class TokenRates:
+    """bytes/token and tokens/word, for records with `bytes`, `tokens` and `words` fields."""
 
-    chars: int
+    __slots__ = ()
     bytes: int
     tokens: int
     words: int
@@ -36,6 +35,17 @@ class Counts:
     @property
     def tokens_per_word(self) -> float:
         return self.tokens / self.words if self.words else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Counts(TokenRates):
+    """What the counts row shows for one text under one tokenizer."""
+
+    chars: int
+    bytes: int
+    tokens: int
+    words: int
+
 
     def summary(self) -> str:
         """'12 chars · 14 bytes · 4 tokens · 3.50 bytes/token · 3 words · 1.33 tokens/word'"""

@@ -13,6 +13,7 @@ import io
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from explorer.core.compare import TokenRates
 from explorer.core.corpus_sources import CorpusReader, Source
 from explorer.core.errors import ExplorerError
 from explorer.core.tokenizer import Tokenizer
@@ -41,7 +42,7 @@ class TokenizerRef:
 
 
 @dataclass(frozen=True, slots=True)
-class Measurement:
+class Measurement(TokenRates):
     """One cell group of the table: a tokenizer on a source."""
 
     tokenizer: str
@@ -50,14 +51,6 @@ class Measurement:
     bytes: int = 0  # UTF-8 bytes of the text
     words: int = 0
     error: str = ""
-
-    @property
-    def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
-
-    @property
-    def tokens_per_word(self) -> float:
-        return self.tokens / self.words if self.words else 0.0
 
 
 @dataclass(frozen=True, slots=True)
