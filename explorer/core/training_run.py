@@ -7,17 +7,23 @@ after that merge, so "bytes per token on text the tokenizer never saw" is a curv
 
 Held-out tokens are tracked incrementally (`HeldOutTracker`): each merge is applied only to the
 held-out chunks that contain its pair, as training does, which costs almost nothing per merge.
-With the Hugging Face engine, the merges arrive all at once when its trainer finishes.
+With the Hugging Face engine, the merges arrive all at once when its trainer finishes, with
+counts measured by one more pass over the corpus.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Generator, Iterable
+import threading
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from itertools import chain
+from typing import Any, Literal, TypeVar
+
+import numpy as np
 
 from explorer.core.bpe import BPE
+from explorer.core.bytelevel import from_chars
 from explorer.core.corpus_sources import Corpus, CorpusReader
 from explorer.core.errors import TrainingError
 from explorer.core.formats.hf import merge_pairs, training_pipeline
@@ -29,6 +35,9 @@ Engine = Literal["builtin", "hf"]
 ENGINES: dict[str, str] = {"builtin": "built-in (streams every merge)",
                            "hf": "Hugging Face tokenizers (same merges, shown when done)"}
 COUNT_REPORT_CHARS = 1 << 18
+REPORT_SECONDS = 0.25  # how often a run inside one long call (Hugging Face) reports progress
+MEASURE_BATCH = 2000  # texts per encode_batch call when measuring merge counts
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,7 @@ class Counting:
     total_bytes: int
     texts: int
     distinct_chunks: int
+    phase: Literal["reading", "learning", "measuring"] = "reading"  # the last two: Hugging Face engine
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +72,6 @@ class MergeStage:
     distinct_chunks: int
     held_out_tokens: int  # bytes of the held-out text, 0 if there is none
     skipped: tuple[str, ...]  # files left out, with the reason
-    counts_known: bool = True  # False for the Hugging Face engine (it does not report counts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,16 +182,36 @@ def _skipped_note(reader: CorpusReader) -> str:
 
 def _run_hf(reader: CorpusReader, settings: TrainingSettings,
             tracker: HeldOutTracker | None) -> Generator[object, None, list[Merge]]:
-    """Train with Hugging Face tokenizers (one call, no progress), then replay its merges as records."""
-    yield Counting(0, reader.total_bytes, 0, 0)
-    merges = hf_train(reader, settings)
+    """Train with Hugging Face tokenizers, measure how often each merge applied, then replay the merges.
+
+    Its trainer is one call that lets go of the interpreter lock, so it runs on a thread while this
+    generator reports how much of the corpus it has read (then that it is learning). It does not
+    report merge counts: one more pass over the corpus recovers them exactly (`merge_counts`).
+    """
+    texts = _CountedTexts(reader)
+
+    def reading() -> Counting:
+        done = reader.bytes_read >= reader.total_bytes
+        return Counting(reader.bytes_read, reader.total_bytes, texts.count, 0, "learning" if done else "reading")
+
+    tokenizer = yield from _in_background(lambda: _hf_fit(texts, settings), reading)
+    merges = _hf_merges(tokenizer)
     if not merges and reader.bytes_read == 0:
         raise TrainingError("the corpus holds no text" + _skipped_note(reader))
-    yield MergeStage(settings.target_merges, reader.bytes_read, 0, tracker.bytes if tracker else 0,
-                     tuple(map(str, reader.skipped)), counts_known=False)
-    for merge in merges:
+    measured = yield from _in_background(
+        lambda: merge_counts(tokenizer.model, settings.pattern, merges, reader),
+        lambda: Counting(reader.bytes_read, reader.total_bytes, texts.count, 0, "measuring"))
+    counts, corpus_tokens = measured
+    yield MergeStage(settings.target_merges, corpus_tokens, 0, tracker.bytes if tracker else 0,
+                     tuple(map(str, reader.skipped)))
+    total = corpus_tokens
+    learned: list[Merge] = []
+    for merge, count in zip(merges, counts):
+        total -= count
+        merge = Merge(merge.rank, merge.left, merge.right, merge.new_id, merge.token, count, total)
+        learned.append(merge)
         yield Learned(merge, tracker.apply(merge.left, merge.right, merge.new_id) if tracker else -1)
-    return merges
+    return learned
 
 
 def hf_train(texts: Iterable[str], settings: TrainingSettings) -> list[Merge]:
@@ -191,6 +220,11 @@ def hf_train(texts: Iterable[str], settings: TrainingSettings) -> list[Merge]:
     Its merges come back in our id space: bytes are 0-255, each new token the next id (or the id
     it already has, when two pairs make the same bytes). Counts are unknown (0).
     """
+    return _hf_merges(_hf_fit(texts, settings))
+
+
+def _hf_fit(texts: Iterable[str], settings: TrainingSettings) -> Any:
+    """A `tokenizers.Tokenizer` trained on `texts` with our pipeline."""
     from tokenizers import pre_tokenizers, trainers
 
     tokenizer = training_pipeline(settings.pattern)
@@ -200,6 +234,10 @@ def hf_train(texts: Iterable[str], settings: TrainingSettings) -> list[Merge]:
         tokenizer.train_from_iterator(texts, trainer)
     except Exception as exc:  # tokenizers raises plain exceptions for bad regexes and the like
         raise TrainingError(f"Hugging Face tokenizers could not train: {exc}") from None
+    return tokenizer
+
+
+def _hf_merges(tokenizer: Any) -> list[Merge]:
     vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
     id_of = {token: index for index, token in enumerate(vocab)}
     merges: list[Merge] = []
@@ -212,3 +250,86 @@ def hf_train(texts: Iterable[str], settings: TrainingSettings) -> list[Merge]:
             vocab.append(token)
         merges.append(Merge(rank, left, right, new_id, token, 0, 0))
     return merges
+
+
+def merge_counts(model: Any, pattern: str, merges: list[Merge], texts: Iterable[str]) -> tuple[list[int], int]:
+    """How often each merge applied while training on `texts`, and the corpus's tokens before any merge.
+
+    Encoding the training texts with the finished merges ends where training ended, chunk for
+    chunk. Every token an occurrence of merge m made is either still there at the end or was
+    used up by a later merge; walking the merges from last to first adds the two. `model` is
+    the trained `tokenizers.models.BPE`, run without special tokens, as the trainer saw the text.
+    """
+    encoder = training_pipeline(pattern)
+    encoder.model = model
+    ours = {token: merge.new_id for merge in merges for token in (merge.token,)}
+    ours.update((bytes([b]), b) for b in range(BYTE_VOCAB))
+    size = max(ours.values()) + 1
+    to_ours = np.full(encoder.get_vocab_size() + 1, -1, dtype=np.int64)
+    for chars, hf_id in encoder.get_vocab().items():
+        to_ours[hf_id] = ours.get(from_chars(chars), -1)
+    final = np.zeros(size, dtype=np.int64)
+    for batch in _batched(texts, MEASURE_BATCH):
+        ids = np.fromiter(chain.from_iterable(e.ids for e in encoder.encode_batch_fast(batch, add_special_tokens=False)),
+                          dtype=np.int64)
+        mapped = to_ours[ids]
+        final += np.bincount(mapped[mapped >= 0], minlength=size)
+    remaining = int(final.sum())
+    counts = [0] * len(merges)
+    for merge in reversed(merges):
+        count = int(final[merge.new_id])
+        final[merge.new_id] = 0  # a token two merges make is counted once, for the later merge
+        counts[merge.rank] = count
+        final[merge.left] += count
+        final[merge.right] += count
+    return counts, remaining + sum(counts)
+
+
+class _CountedTexts:
+    """Iterates `texts` and counts what it gave (the trainer's thread reads, the generator reports)."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.texts, self.count = texts, 0
+
+    def __iter__(self) -> Iterator[str]:
+        self.count = 0
+        for text in self.texts:
+            self.count += 1
+            yield text
+
+
+def _batched(texts: Iterable[str], size: int) -> Iterator[list[str]]:
+    batch: list[str] = []
+    for text in texts:
+        batch.append(text)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _in_background(work: Callable[[], T], report: Callable[[], object]) -> Generator[object, None, T]:
+    """Run `work` on a thread (a long C call that lets go of the interpreter lock), yielding
+    `report()` every REPORT_SECONDS until it is done; returns its result or raises its error.
+
+    The thread is a daemon: a run cancelled meanwhile ends with its process.
+    """
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # handed to the generator's side below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="explorer-training", daemon=True)
+    thread.start()
+    while True:
+        thread.join(REPORT_SECONDS)
+        if not thread.is_alive():
+            break
+        yield report()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

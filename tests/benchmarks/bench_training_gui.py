@@ -93,7 +93,7 @@ def gui_run(corpus: Path, vocab: int, pattern: str, mode: str, held_out: Path | 
         state = run.state if run is not None else "-"
         if run is not None and run.stage is not None:
             stage_at.setdefault("merges", now - start)
-        if gaps[-1] > 0.05:
+        if gaps[-1] > float(os.environ.get("BENCH_GAP_S", "0.05")):
             long_gaps.append((round(last[0] - start, 3), round(gaps[-1] * 1000), state,
                               len(run.merges) if run is not None else 0))
         last[0] = now

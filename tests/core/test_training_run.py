@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from explorer.core.corpus_sources import Corpus, Source, sample_sources
 from explorer.core.errors import TrainingError
 from explorer.core.formats.own import from_merges
-from explorer.core.train import train
+from explorer.core.train import Merge, train
 from explorer.core.training_run import (
     Counting, HeldOutTracker, Learned, MergeStage, RunSummary, TrainingSettings, run_training)
 
@@ -59,16 +61,41 @@ def test_tracker_on_overlapping_pairs() -> None:
     assert tracker.apply(256, 256, 257) == 3
 
 
-def test_hf_engine_gives_the_same_merges_without_counts() -> None:
-    corpus = Corpus(tuple(sample_sources()[:2]), held_out=sample_sources()[2])
-    built_in = [r for r in run(corpus, TrainingSettings(700, "cl100k"))[0] if isinstance(r, Learned)]
-    records, _ = run(corpus, TrainingSettings(700, "cl100k", engine="hf"))
+def test_hf_engine_gives_the_same_merges_and_counts() -> None:
+    """Its merges, and the counts measured afterwards, equal the built-in trainer's, specials in the text included."""
+    text = Source.pasted("Hello<|endoftext|>hello\r\nhello again <|endoftext|> aaaaaa\n" * 3)
+    corpus = Corpus((*sample_sources()[:2], text), held_out=sample_sources()[2])
+    settings = TrainingSettings(700, "cl100k", SPECIALS)
+    built_in_records, _ = run(corpus, settings)
+    built_in = [r for r in built_in_records if isinstance(r, Learned)]
+    records, summary = run(corpus, TrainingSettings(700, "cl100k", SPECIALS, engine="hf"))
     hf = [r for r in records if isinstance(r, Learned)]
-    assert [r.merge.token for r in hf] == [r.merge.token for r in built_in]
+    # Tokens, ids and corpus totals equal. Counts equal too, except for a pair of the same token
+    # in a run ("aaaaaa"): the built-in trainer counts the pair's 5 places, the measured count the 3 merges made.
+    assert [r.merge.total_tokens for r in hf] == [r.merge.total_tokens for r in built_in]
+    def comparable(merge: Merge) -> Merge:
+        return replace(merge, count=0) if merge.left == merge.right else merge
+
+    assert [comparable(r.merge) for r in hf] == [comparable(r.merge) for r in built_in]
+    assert any(a.merge.count < b.merge.count for a, b in zip(hf, built_in))  # "aaaaaa" is in the text
     assert [r.held_out_tokens for r in hf] == [r.held_out_tokens for r in built_in]
-    assert [r.merge.new_id for r in hf] == [r.merge.new_id for r in built_in]
     stage = next(r for r in records if isinstance(r, MergeStage))
-    assert not stage.counts_known
+    built_in_stage = next(r for r in built_in_records if isinstance(r, MergeStage))
+    assert stage.corpus_tokens == built_in_stage.corpus_tokens
+    phases = [r.phase for r in records if isinstance(r, Counting)]
+    assert phases == sorted(phases, key=["reading", "learning", "measuring"].index)
+    assert summary.merges == len(hf)
+
+
+def test_merge_counts_walk_back_from_the_final_tokens() -> None:
+    """aaabdaaabac: aa, ab and aaab twice each (ZabdZabac, ZYdZYac, XdXac); 11 bytes."""
+    from explorer.core.training_run import _hf_fit, _hf_merges, merge_counts
+
+    settings = TrainingSettings(259, "none")
+    tokenizer = _hf_fit(["aaabdaaabac"], settings)
+    merges = _hf_merges(tokenizer)
+    assert [m.token for m in merges] == [b"aa", b"ab", b"aaab"]
+    assert merge_counts(tokenizer.model, "none", merges, ["aaabdaaabac"]) == ([2, 2, 2], 11)
 
 
 def test_refuses_bad_settings() -> None:

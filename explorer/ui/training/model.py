@@ -18,6 +18,9 @@ ModelIndex = QModelIndex | QPersistentModelIndex
 
 COLUMNS = ("#", "Left", "Right", "New token", "Id", "Count")
 RANK, LEFT, RIGHT, NEW, ID, COUNT = range(len(COLUMNS))
+PAIR_COUNT_HELP = "How often the pair occurred when it was merged"
+APPLIED_COUNT_HELP = ("How many times the merge applied, measured after Hugging Face tokenizers trained (it does not "
+                      "report counts). For a pair of one token repeated (aaa), fewer than the pair's places")
 MergeRole = Qt.ItemDataRole.UserRole + 1  # the Merge record of a row
 TokenIdRole = Qt.ItemDataRole.UserRole + 2  # the token id a cell shows (left, right or new)
 
@@ -27,7 +30,7 @@ class MergesModel(QAbstractTableModel):
         super().__init__(parent)  # type: ignore[arg-type]
         self.merges: list[Merge] = []
         self.vocab: list[bytes] = [bytes([b]) for b in range(BYTE_VOCAB)]
-        self.counts_known = True
+        self.count_help = PAIR_COUNT_HELP
         self.highlight = QColor("#fff2a8")
         self._bold = QFont()
         self._bold.setBold(True)
@@ -84,7 +87,7 @@ class MergesModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
             return COLUMNS[section]
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
-            return {RANK: "Merge number (1 = first learned)", COUNT: "How often the pair occurred when it was merged",
+            return {RANK: "Merge number (1 = first learned)", COUNT: self.count_help,
                     ID: "The new token's id", NEW: "The new token (· space, → tab, ↵ newline, <E0> a partial byte)"
                     }.get(section)
         return None
@@ -104,7 +107,7 @@ class MergesModel(QAbstractTableModel):
                     self._shown.clear()
                 texts = self._shown[row] = (
                     f"{merge.rank + 1:,}", token_text(self.vocab[merge.left]), token_text(self.vocab[merge.right]),
-                    token_text(merge.token), str(merge.new_id), f"{merge.count:,}" if self.counts_known else "—")
+                    token_text(merge.token), str(merge.new_id), f"{merge.count:,}")
             return texts[column]
         if role == Qt.ItemDataRole.BackgroundRole:
             return self.highlight if newest else None

@@ -27,7 +27,8 @@ from explorer.core.train import Merge
 from explorer.core.training_run import TrainingSettings, build_tokenizer
 from explorer.ui.pane import Pane
 from explorer.ui.session import Session
-from explorer.ui.training.model import COLUMNS, COUNT, ID, LEFT, NEW, RANK, RIGHT, MergesModel
+from explorer.ui.training.model import (
+    APPLIED_COUNT_HELP, COLUMNS, COUNT, ID, LEFT, NEW, PAIR_COUNT_HELP, RANK, RIGHT, MergesModel)
 from explorer.ui.training.plots import SWEEP_SIZES, TrainingPlots, vocab_size_after
 from explorer.ui.training.run import (
     CANCELLED, COUNTING, ENDED, FAILED, FINISHED, IDLE, MERGING, PAUSED, STARTING, TrainingRun)
@@ -231,7 +232,7 @@ class TrainingPane(Pane):
             return False
         self.model.clear()
         self._pending = []
-        self.model.counts_known = settings.engine != "hf"
+        self.model.count_help = APPLIED_COUNT_HELP if settings.engine == "hf" else PAIR_COUNT_HELP
         self.plots.reset()
         self.tokenizer = None
         name = self._unique_name(self.form.name_edit.text().strip() or self.default_name(settings=settings))
@@ -297,13 +298,13 @@ class TrainingPane(Pane):
         stage = run.stage
         if not self._plots_started and stage is not None:
             self._plots_started = True
-            self.plots.reset(1.0 if stage.counts_known else None, held_out=stage.held_out_tokens > 0,
+            self.plots.reset(1.0, held_out=stage.held_out_tokens > 0,
                              target=stage.target_merges)
         first = len(run.merges) - len(merges)
         ranks = [m.rank for m in merges]
-        counts = [m.count for m in merges] if self.model.counts_known else []
+        counts = [m.count for m in merges]
         train_bpt: list[float] = []
-        if stage is not None and stage.counts_known:
+        if stage is not None:
             train_bpt = [stage.corpus_tokens / m.total_tokens for m in merges]
         held_out_bpt: list[float] = []
         if stage is not None and stage.held_out_tokens > 0:
@@ -497,9 +498,13 @@ class TrainingPane(Pane):
             if counting is None or not counting.total_bytes:
                 self.progress.setRange(0, 0) if run.is_running else self.progress.setRange(0, 1000)
                 return "starting the trainer" if run.is_running else ""
+            if counting.phase == "learning":
+                self.progress.setRange(0, 0)  # busy, no figures
+                return "learning merges"
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * counting.bytes_read / counting.total_bytes))
-            return f"counting: {counting.bytes_read / 1e6:,.1f} of {counting.total_bytes / 1e6:,.1f} MB"
+            verb = {"reading": "counting", "measuring": "measuring counts"}[counting.phase]
+            return f"{verb}: {counting.bytes_read / 1e6:,.1f} of {counting.total_bytes / 1e6:,.1f} MB"
         self.progress.setRange(0, 1000)
         done, target = len(run.merges), max(run.target, 1)
         self.progress.setValue(1000 if run.state == FINISHED else int(1000 * done / target))
@@ -523,7 +528,11 @@ class TrainingPane(Pane):
             if counting is None:
                 return "Starting the trainer..." + waiting
             if run.settings.engine == "hf":
-                return "Hugging Face tokenizers is training; its merges appear when it is done."
+                return {"reading": f"Hugging Face tokenizers is reading the corpus ({counting.texts:,} texts so far); "
+                                   "its merges appear when it is done.",
+                        "learning": "Hugging Face tokenizers is learning merges (it reports no progress here).",
+                        "measuring": "Measuring how often each merge applied: encoding the corpus once more with the "
+                                     "new merges (Hugging Face tokenizers does not report counts)."}[counting.phase]
             return (f"Counting chunks: {counting.texts:,} texts read, {counting.distinct_chunks:,} distinct "
                     f"chunks so far.{waiting}")
         text = ""
@@ -532,8 +541,7 @@ class TrainingPane(Pane):
             vocab = self.model.vocab
             text = (f"merge {merge.rank + 1:,} of {run.target:,}: {_quoted(vocab[merge.left])} + "
                     f"{_quoted(vocab[merge.right])} → {_quoted(merge.token)}")
-            if self.model.counts_known:
-                text += " (seen once)" if merge.count == 1 else f" (seen {merge.count:,} times)"
+            text += " (seen once)" if merge.count == 1 else f" (seen {merge.count:,} times)"
         elif run.state == PAUSED:
             text = "Counted. Press Step for the first merge."
         suffix = {PAUSED: " · paused", STARTING: "", COUNTING: "", MERGING: ""}.get(run.state, "")

@@ -149,7 +149,7 @@ class TrainingRun(QObject):
 
     def corpus_bytes_per_token(self, index: int) -> float:
         """Training text bytes per token after merge `index` (-1: before any merge)."""
-        if self.stage is None or not self.stage.counts_known:
+        if self.stage is None:
             return 0.0
         tokens = self.merges[index].total_tokens if index >= 0 else self.stage.corpus_tokens
         return self.stage.corpus_tokens / tokens if tokens else 0.0
