@@ -48,7 +48,9 @@ def _read(path: Path) -> list[tuple[int, int, int]] | None:
         return None
     numbers = array("i")
     numbers.frombytes(data[len(_MAGIC):])
-    return list(zip(numbers[0::3], numbers[1::3], numbers[2::3]))
+    # A comprehension, not list(zip(...)): one C call building 200,000 tuples would hold the
+    # interpreter lock (and the window) for tens of milliseconds.
+    return [merge for merge in zip(numbers[0::3], numbers[1::3], numbers[2::3])]
 
 
 def _write(path: Path, merges: list[tuple[int, int, int]]) -> None:

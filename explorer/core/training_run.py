@@ -169,10 +169,9 @@ def _with_tokenizer(summary: RunSummary, settings: TrainingSettings, name: str, 
 
 
 def build_tokenizer(merges: list[Merge], settings: TrainingSettings, name: str,
-                    metadata: dict[str, Any] | None = None) -> Generator[object, None, BPE]:
-    """The tokenizer of a run that was stopped early, as a (yield-less) generator for a worker."""
+                    metadata: dict[str, Any] | None = None) -> BPE:
+    """The tokenizer of a run's merges (also of a run that was stopped early)."""
     return from_merges(merges, settings.pattern, settings.special_tokens, name=name, metadata=metadata)
-    yield  # a generator, so a worker can run it
 
 def _skipped_note(reader: CorpusReader) -> str:
     if not reader.skipped:

@@ -61,11 +61,7 @@ class Session(QObject):
             return
         from explorer.core.load import load_tokenizer
 
-        def work():  # type: ignore[no-untyped-def]
-            return load_tokenizer(spec)
-            yield  # a generator, so the worker can run it
-
-        job = self.workers.start(f"loading {spec}", work, key="tokenizer")
+        job = self.workers.start_call(f"loading {spec}", lambda: load_tokenizer(spec), key="tokenizer")
         job.finished.connect(lambda tokenizer: self.set_tokenizer(tokenizer, spec))
         job.failed.connect(lambda message: self._on_load_failed(spec, message))
 
@@ -79,11 +75,7 @@ class Session(QObject):
             return
         from explorer.core.load import load_tokenizer
 
-        def work():  # type: ignore[no-untyped-def]
-            return load_tokenizer(spec)
-            yield
-
-        job = self.workers.start(f"loading {spec}", work, key=key)
+        job = self.workers.start_call(f"loading {spec}", lambda: load_tokenizer(spec), key=key)
         job.finished.connect(lambda tokenizer: (self.loaded.__setitem__(spec, tokenizer), on_loaded(tokenizer)))
         job.failed.connect(lambda message: self.error_posted.emit("Could not load the tokenizer", message))
 

@@ -30,9 +30,12 @@ from explorer.ui.process_child import child_main
 
 BATCH_SECONDS = 0.04
 # How long a thread that wants the interpreter lock waits before a busy worker must hand it over.
-# Python's default, 5 ms, is paid again after every Qt or numpy call that lets go of the lock
-# (many do), so a GUI slice of twenty such calls took 100 ms while a worker ran; 1 ms keeps it short.
-SWITCH_SECONDS = 0.001
+# The GUI thread takes the lock again after every Qt call that lets go of it and for every call
+# into Python (a model's data() for each cell it paints), so one repaint takes it hundreds of
+# times. Python's default, 5 ms, made such a repaint take a second while two workers ran; 1 ms
+# still gave 100-450 ms stalls loading o200k_base's 200,000 rows; 0.2 ms brings them under 50 ms
+# for 7% more time in the workers (tests/benchmarks/bench_merges_pane.py).
+SWITCH_SECONDS = 0.0002
 
 
 class Job(QObject):
@@ -165,6 +168,15 @@ class Workers(QObject):
         QTimer.singleShot(0, self, lambda: self.pool.start(runner))
         self.job_started.emit(job)
         return job
+
+    def start_call(self, name: str, function: Callable[[], Any], key: str | None = None) -> Job:
+        """Run `function()` off the GUI thread; its return value arrives through `finished`."""
+
+        def work() -> Generator[None, None, Any]:
+            return function()
+            yield  # a generator, as start() expects
+
+        return self.start(name, work, key)
 
     def start_process(self, name: str, function: Callable[..., Iterable[Any]], args: tuple[Any, ...] = (),
                       key: str | None = None, step_types: tuple[type, ...] = (object,)) -> ProcessJob:

@@ -2,7 +2,8 @@
 
     python tests/benchmarks/bench_vocab_filter.py [--encoding o200k_base] [--repeat 7]
 
-Prints the median and worst time of each filter (the issue asks for under 100 ms).
+Prints the median and worst time of each filter typed for the first time (the table keeps the
+last results, so each repetition starts with them forgotten). The issue asks for under 100 ms.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def main() -> None:
     for query in QUERIES:
         times = []
         for _ in range(args.repeat):
+            table._text_masks.clear()  # a new query each time, as when typing
             start = time.perf_counter()
             rows = int(table.matches(query).sum())
             times.append((time.perf_counter() - start) * 1000)

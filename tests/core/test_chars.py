@@ -7,7 +7,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.core.chars import bit_groups, char_name, count, describe, payload_bits, script_of, scripts_used_with, visible
+from explorer.core.chars import bit_groups, char_name, count, describe, script_of, scripts_used_with, visible
 from tests.conftest import HARD_CASES
 
 

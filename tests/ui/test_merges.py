@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
@@ -115,6 +115,24 @@ def test_text_regex_and_id_filters(qtbot: QtBot, session: Session, trained: BPE)
     qtbot.waitUntil(lambda: pane.model.query.text == "97, 256-258")
     assert visible_ids(pane) == [97, 256, 257, 258]
     assert not pane.error_label.isVisible()
+
+
+def test_a_regex_over_every_row_runs_off_the_gui_thread_and_the_last_query_wins(qtbot: QtBot, session: Session,
+                                                                                trained: BPE) -> None:
+    from explorer.core.vocab_filter import VocabQuery
+
+    pane = open_pane(qtbot, session, trained)
+    first, last = VocabQuery(text="^\\s", mode="regex"), VocabQuery(text="t$", mode="regex")
+    assert pane.table.needs_search(first)
+    pane._apply_query(first)
+    pane._apply_query(last)  # typed on before the first answer came
+    assert pane.result_label.text() == "filtering..."  # nothing searched on this thread yet
+    qtbot.waitUntil(lambda: pane.model.query == last)
+    qtbot.wait(100)  # a late answer to the first query must not replace it
+    assert pane.model.query == last
+    assert visible_ids(pane) == [i for i in range(trained.vocab_size)
+                                 if pane.table.search[pane.table.row_of[i]].endswith("t")]
+    assert not pane.table.needs_search(last)  # remembered: the same text again is answered at once
 
 
 def test_length_and_script_filters(qtbot: QtBot, session: Session, trained: BPE) -> None:

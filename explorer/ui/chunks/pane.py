@@ -6,7 +6,7 @@ a slow custom pattern never freezes the window; the `regex` timeout stops it wit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
@@ -179,7 +179,7 @@ class ChunksPane(Pane):
         A job whose key was taken over is referenced only by its pool thread; if that reference
         were the last, the QObject would be destroyed off the GUI thread.
         """
-        job = self.session.workers.start(name, _work(compute), key=key)
+        job = self.session.workers.start_call(name, compute, key=key)
         self._jobs.add(job)
         for signal in (job.finished, job.failed, job.cancelled):
             signal.connect(lambda *_, j=job: self._jobs.discard(j))
@@ -283,12 +283,3 @@ class ChunksPane(Pane):
         if self.session.tokenizer is not None:
             self.show_tokens.setChecked(True)  # the tokens arrive through the workers
 
-
-def _work(compute: Callable[[], object]) -> Callable[[], Generator[None, None, object]]:
-    """A generator function for the workers that computes one value."""
-
-    def work() -> Generator[None, None, object]:
-        return compute()
-        yield  # makes this a generator, as the workers expect
-
-    return work

@@ -117,7 +117,7 @@ class VocabLoader(QObject):
             return  # another tokenizer since, or the forest is known already (screenshots)
         started = time.perf_counter()
         self._start("forest", "recovering the merges (the first time only; then cached)",
-                    _value_job(lambda: _ready_forest(tokenizer)),
+                    lambda: _no_progress(_ready_forest, tokenizer),
                     lambda forest: self._on_forest_done(tokenizer, forest, time.perf_counter() - started))
 
     def _on_forest_done(self, tokenizer: Tokenizer, forest: MergeForest | None, seconds: float) -> None:
@@ -228,14 +228,10 @@ def _ready_forest(tokenizer: Tokenizer) -> MergeForest | None:
     return forest
 
 
-def _value_job(compute: Callable[[], object]) -> Callable[[], Generator[None, None, object]]:
-    """A generator function for the workers that computes one value (no progress to report)."""
-
-    def work() -> Generator[None, None, object]:
-        return compute()
-        yield  # makes this a generator, as the workers expect
-
-    return work
+def _no_progress(compute: Callable[[Tokenizer], Any], tokenizer: Tokenizer) -> Generator[None, None, Any]:
+    """A stage that reports no progress, as a generator like the others."""
+    return compute(tokenizer)
+    yield
 
 
 def _drain(progress: Iterator[Any]) -> Any:

@@ -71,9 +71,11 @@ class VocabModel(QAbstractTableModel):
         self._refresh()
         self.endResetModel()
 
-    def set_query(self, query: VocabQuery) -> None:
-        """Filter the rows; raises FilterError (and keeps the old rows) for a query that cannot be read."""
-        mask = None if self.table is None else self.table.matches(query)
+    def set_query(self, query: VocabQuery, mask: np.ndarray | None = None) -> None:
+        """Filter the rows (by `mask`, when it was computed elsewhere); raises FilterError (and keeps
+        the old rows) for a query that cannot be read."""
+        if mask is None and self.table is not None:
+            mask = self.table.matches(query)
         self.beginResetModel()
         self.query, self._mask = query, mask
         self._refresh()

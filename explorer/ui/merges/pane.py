@@ -285,20 +285,37 @@ class MergesPane(Pane):
         self._apply_query(query)
 
     def _apply_query(self, query: VocabQuery) -> None:
-        if self.table is None:
+        table = self.table
+        if table is None:
             return
         started = time.perf_counter()
         try:
-            self.model.set_query(query)
+            table.check(query)
+            if not table.needs_search(query):
+                self._show_query(query, table.matches(query), started)
+                return
         except FilterError as error:
-            self.error_label.setText(str(error))
-            self.error_label.show()
+            self._show_filter_error(str(error))
             return
+        # A regex over every row takes tens of milliseconds: searched on a worker, latest query wins.
+        self.result_label.setText("filtering...")
+        job = self.session.workers.start_call("filtering the vocabulary", lambda: table.matches(query),
+                                         key="merges:filter")
+        job.finished.connect(lambda mask: self._show_query(query, mask, started) if table is self.table else None)
+        job.failed.connect(self._show_filter_error)
+
+    def _show_query(self, query: VocabQuery, mask: object, started: float) -> None:
+        self.model.set_query(query, mask)  # type: ignore[arg-type]
         self.filter_ms = (time.perf_counter() - started) * 1000
         self.error_label.hide()
         self._update_result_label()
         if self.current is not None:
             self._select_row(self.current)
+
+    def _show_filter_error(self, message: str) -> None:
+        self.error_label.setText(message)
+        self.error_label.show()
+        self._update_result_label()
 
     def _update_result_label(self) -> None:
         if self.table is None:

@@ -298,13 +298,9 @@ class TokensPane(Pane):
         """Build the merge forest in the background (recovering it from tiktoken ranks takes seconds)."""
         if id(tokenizer) in self._forest_ready:
             return
-
-        def work():  # type: ignore[no-untyped-def]
-            return tokenizer.forest is not None
-            yield
-
         self._forest_note = "computing the merge forest..."
-        job = self.session.workers.start("building the merge forest", work, key=f"forest:{id(self)}")
+        job = self.session.workers.start_call("building the merge forest", lambda: tokenizer.forest is not None,
+                                              key=f"forest:{id(self)}")
         self._forest_jobs[job] = tokenizer
         job.connect("finished", self._on_forest_finished)
         job.connect("failed", self._on_forest_failed)

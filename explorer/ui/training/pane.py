@@ -371,7 +371,7 @@ class TrainingPane(Pane):
         """
         run.metadata.update(seconds=round(run.elapsed, 2), complete=run.state == FINISHED)
         merges, settings, name, metadata = list(run.merges), run.settings, run.name, run.metadata
-        job = self.session.workers.start("building the tokenizer",
+        job = self.session.workers.start_call("building the tokenizer",
                                          lambda: build_tokenizer(merges, settings, name, metadata),
                                          key="training-result")
         job.finished.connect(lambda built: self._on_tokenizer_built(run, built))
