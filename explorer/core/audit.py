@@ -3,8 +3,9 @@
 - unreachable: made by a merge, yet encoding the token's own text gives other tokens. Either a
   longer merge swallows it first (seed 000's `ingred`, left over from ` ingredients`; inside a
   longer chunk it cannot fare better, since merges across its edges only take bytes away), or
-  the pre-tokenizer never cuts text that way (cl100k_base's ` 2019`: digits never take a
-  space). Tokens that are not whole characters are replayed on their bytes alone.
+  the pre-tokenizer never cuts text that way (o200k_base's `\\n//`, 12 such tokens in all;
+  cl100k_base and r50k_base have none). Tokens that are not whole characters are replayed on
+  their bytes alone.
 - undecodable alone: holds part of a UTF-8 character, so decoding it alone gives U+FFFD.
 - impossible in UTF-8: contains a byte that valid UTF-8 never uses (C0, C1, F5-FF).
 - special: a control token that ordinary text never produces.

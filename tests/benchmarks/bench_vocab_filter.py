@@ -18,7 +18,8 @@ from explorer.core.vocab_filter import VocabQuery, build_table
 
 QUERIES = [
     VocabQuery(text="ing"), VocabQuery(text="·the"), VocabQuery(text="ing$", mode="regex"),
-    VocabQuery(text=r"\p{Han}", mode="regex"), VocabQuery(text=r"^\s", mode="regex"),
+    VocabQuery(text=r"\p{Han}", mode="regex"), VocabQuery(text=r"^\s", mode="regex"), VocabQuery(text=".", mode="regex"),
+    VocabQuery(text=r"\w", mode="regex"),
     VocabQuery(text="1000-2000", mode="id"), VocabQuery(min_length=10), VocabQuery(script=SCRIPT_NAMES.index("Cyrillic")),
     VocabQuery(text="a", min_length=5, max_length=9),
 ]

@@ -6,9 +6,14 @@ import csv
 from itertools import compress
 from pathlib import Path
 
+import re
+import sys
+
 import numpy as np
 import pytest
 import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from explorer.core.bpe import BPE
 from explorer.core.formats.own import from_merges
@@ -17,7 +22,7 @@ from explorer.core.scripts import SCRIPT_NAMES
 from explorer.core.train import train
 from explorer.core.vocab_filter import (
     NEVER_SEEN, RARE, SPECIAL, UNREACHABLE, FilterError, RegexIndex, VocabQuery, VocabTable, build_table,
-    search_text, shown_text)
+    search_text, shown_text, stdlib_spelling)
 
 TEXTS = ["the cat sat on the mat. the cat ate the rat.\n", "नमस्ते दुनिया\n", "Ingredients: 1 cup flour\n",
          "tabs\tand\nnewlines  here\n", "Привет мир! 日本語\n"] * 20
@@ -82,6 +87,44 @@ def test_regex_filter_equals_searching_each_row(table: VocabTable) -> None:
         compiled = regex.compile(pattern)
         expected = list(compress(range(table.rows), map(compiled.search, table.search)))
         assert np.flatnonzero(table.matches(VocabQuery(text=pattern, mode="regex"))).tolist() == expected, pattern
+
+
+def test_the_stdlib_spelling_of_whitespace_is_regex_s_on_every_code_point() -> None:
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    for ours, theirs in ((r"\s", r"\s"), (r"\S", r"\S"), (r"[\sa]", r"[\sa]"), (r"[^\s]", r"[^\s]")):
+        spelled = stdlib_spelling(ours)
+        assert spelled is not None
+        assert re.findall(spelled, every) == regex.findall(theirs, every), ours
+
+
+def test_patterns_that_differ_between_engines_stay_with_regex() -> None:
+    for pattern in [r"\w", r"\d", r"\b", r"\p{Han}", r"(?i)a", r"(?=a)", r"[[:alpha:]]", r"[[a-z]--[aeiou]]",
+                    r"(?:ab){e<=1}", r"\X", r"[\S]", r"\é", "[a"]:
+        assert stdlib_spelling(pattern) is None, pattern
+    assert stdlib_spelling(r"[]a]\.(x|y)+?$") == r"[\]a]\.(x|y)+?$"
+
+
+PIECES = st.sampled_from(["a", "b", "é", "日", " ", "\n", ".", "^", "$", "\\s", "\\S", "[ab]", "[^a ]", "[\\s,]",
+                          "*", "+", "?", "{1,2}", "(", ")", "(?:", "|", "\\.", "\\t", "[]a]", "\\1"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=8).map("".join), st.text(alphabet=st.characters(codec="utf-8"), max_size=12)
+       | st.text(alphabet="ab é日\n\t\x1c,.", max_size=12))
+def test_a_stdlib_spelling_finds_what_regex_finds(pattern: str, text: str) -> None:
+    try:
+        theirs = regex.compile(pattern)
+    except regex.error:
+        return
+    spelled = stdlib_spelling(pattern)
+    if spelled is None:
+        return
+    try:
+        ours = re.compile(spelled)
+    except re.error:
+        return  # the filter then keeps the regex module
+    found, expected = ours.search(text), theirs.search(text)
+    assert (found and found.span()) == (expected and expected.span()), (pattern, spelled, text)
 
 
 def test_a_repeated_text_filter_reuses_its_result(table: VocabTable) -> None:
