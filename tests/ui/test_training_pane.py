@@ -175,6 +175,7 @@ def test_names_are_unique_and_the_model_passes_the_tester(qtbot, qtmodeltester, 
     use(session, "aaabdaaabac.txt")
     pane.form.set_pattern("none")
     pane.form.set_vocab_size(259)
+    assert pane.form.name_edit.placeholderText() == "aaabdaaabac-none-259"  # follows the settings
     for _ in range(2):
         pane.start()
         wait_ended(qtbot, pane)

@@ -124,7 +124,7 @@ class TrainingPane(Pane):
         box_layout = QVBoxLayout(settings_box)
         box_layout.addWidget(self.form)
         layout.addWidget(settings_box)
-        self.form.changed.connect(self._update_controls)
+        self.form.changed.connect(self._on_form_changed)
 
         corpus_box = QGroupBox("Corpus")
         corpus_layout = QVBoxLayout(corpus_box)
@@ -557,6 +557,10 @@ class TrainingPane(Pane):
         return _escape(text) + suffix
 
     # Session signals
+
+    def _on_form_changed(self) -> None:
+        self.form.name_edit.setPlaceholderText(self.default_name())  # follows the vocabulary size and pattern
+        self._update_controls()
 
     def _on_session_corpus_changed(self, corpus: object) -> None:
         if isinstance(corpus, Corpus) and not corpus.is_empty:
