@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from explorer.core.compare import count_words
 from explorer.core.corpus_sources import CorpusReader, Skipped, Source, list_files
 from explorer.core.errors import CorpusError
 from explorer.core.pretokenize import Pretokenizer
@@ -82,7 +83,7 @@ def _scan(source: Source, pretokenizer: Pretokenizer) -> Iterator[SourceStats]:
     for text in reader:
         chars += len(text)
         lines += text.count("\n") + (not text.endswith("\n"))  # a text without a final newline ends a line too
-        words += len(text.split())
+        words += count_words(text)
         add_chunks(pieces(text))
         count_scripts(text, scripts)
         if reader.bytes_read >= next_report:

@@ -13,7 +13,7 @@ import io
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from explorer.core.compare import TokenRates
+from explorer.core.compare import TokenRates, count_words
 from explorer.core.corpus_sources import CorpusReader, Source
 from explorer.core.errors import ExplorerError
 from explorer.core.tokenizer import Tokenizer
@@ -71,7 +71,7 @@ def measure(tokenizer: Tokenizer, source: Source) -> Iterator[float | Measuremen
     for text in reader:
         tokens += len(tokenizer.encode(text, special="plain"))
         size += len(text.encode("utf-8"))
-        words += len(text.split())
+        words += count_words(text)
         if reader.bytes_read >= next_report:
             next_report = reader.bytes_read + REPORT_BYTES
             yield min(reader.bytes_read / total, 0.99)
