@@ -14,25 +14,13 @@ from collections import Counter
 
 import regex
 
-# (name shown, Unicode scripts it covers); CJK joins Han with the Japanese kana.
+from explorer.core.scripts import CJK_SCRIPTS, OTHER_SCRIPT, SCRIPTS
+
+# (name shown, Unicode scripts it covers): the scripts the vocabulary filter names, with CJK as one
+# group, since Chinese and Japanese share Han and a linguist compares the texts, not the kana.
 SCRIPT_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Latin", ("Latin",)),
-    ("Greek", ("Greek",)),
-    ("Cyrillic", ("Cyrillic",)),
-    ("Armenian", ("Armenian",)),
-    ("Georgian", ("Georgian",)),
-    ("Hebrew", ("Hebrew",)),
-    ("Arabic", ("Arabic",)),
-    ("Devanagari", ("Devanagari",)),
-    ("Bengali", ("Bengali",)),
-    ("Tamil", ("Tamil",)),
-    ("Telugu", ("Telugu",)),
-    ("Thai", ("Thai",)),
-    ("Ethiopic", ("Ethiopic",)),
-    ("CJK", ("Han", "Hiragana", "Katakana", "Bopomofo")),
-    ("Hangul", ("Hangul",)),
-)
-OTHER = "Other script"
+    *((name, (name,)) for name in SCRIPTS if name not in CJK_SCRIPTS), ("CJK", CJK_SCRIPTS))
+OTHER = OTHER_SCRIPT
 NEUTRAL = "Neutral"  # digits, whitespace, punctuation, symbols, emoji
 SCRIPT_NAMES: tuple[str, ...] = (*(name for name, _ in SCRIPT_GROUPS), OTHER)
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import regex
 
-# Scripts a vocabulary is usually split by; anything else with letters is "Other script".
+# The scripts the app names, in the vocabulary filter and (with CJK_SCRIPTS as one group) in the
+# corpus statistics; anything else with letters is "Other script".
 SCRIPTS = (
     "Latin", "Greek", "Cyrillic", "Armenian", "Hebrew", "Arabic", "Syriac", "Thaana", "Devanagari", "Bengali",
     "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu", "Kannada", "Malayalam", "Sinhala", "Thai", "Lao",
     "Tibetan", "Myanmar", "Georgian", "Hangul", "Ethiopic", "Khmer", "Mongolian", "Hiragana", "Katakana", "Han",
+    "Bopomofo",
 )
+CJK_SCRIPTS = ("Han", "Hiragana", "Katakana", "Bopomofo")  # shown together as "CJK" in text statistics
 # Token classes besides the scripts, in the order the filter lists them.
 MIXED, OTHER_SCRIPT, DIGITS, WHITESPACE, SYMBOLS, PARTIAL, SPECIAL = (
     "Mixed scripts", "Other script", "Digits", "Whitespace", "Symbols & punctuation", "Partial UTF-8", "Special")
