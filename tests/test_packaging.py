@@ -13,7 +13,7 @@ CHECK = """
 import importlib.metadata, importlib.resources, explorer
 files = importlib.resources.files("explorer.resources") / "encodings"
 names = sorted(p.name for p in files.iterdir())
-assert "o200k_base.tiktoken" in names, names
+assert "o200k_base.tiktoken" in names and "o200k_base.merges.gz" in names, names
 assert "site-packages" in explorer.__file__, explorer.__file__
 shipped = importlib.metadata.files("tokenizer-explorer")
 modules = [".".join(f.with_suffix("").parts) for f in shipped if f.suffix == ".py" and f.parts[0] == "explorer"]

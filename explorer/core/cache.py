@@ -1,5 +1,8 @@
 """A small on-disk cache for work that is slow to redo: merges recovered from tiktoken ranks.
 
+(The bundled encodings ship their merges, written in the same format by
+packaging/fetch_encodings.py; this cache is for other .tiktoken files.)
+
 Entries live under the user's cache folder (`$XDG_CACHE_HOME/tokenizer-explorer`, by default
 `~/.cache/tokenizer-explorer`) and are keyed by the sha256 of the file they were computed
 from, so an edited file never reads a stale entry. The cache is an optimisation only: a
@@ -9,7 +12,9 @@ skipped silently.
 
 from __future__ import annotations
 
+import gzip
 import os
+import sys
 from array import array
 from collections.abc import Callable
 from pathlib import Path
@@ -32,31 +37,43 @@ def merges_path(sha256: str) -> Path:
 
 def cached_merges(sha256: str, compute: Callable[[], list[tuple[int, int, int]]]) -> list[tuple[int, int, int]]:
     """The merges stored for a file with this hash, or `compute()` them and store them."""
-    merges = _read(merges_path(sha256))
+    merges = read_merges(merges_path(sha256))
     if merges is None:
         merges = compute()
-        _write(merges_path(sha256), merges)
+        try:
+            write_merges(merges_path(sha256), merges)
+        except OSError:
+            pass  # a read-only home folder: recover again next time
     return merges
 
 
-def _read(path: Path) -> list[tuple[int, int, int]] | None:
+def read_merges(path: Path) -> list[tuple[int, int, int]] | None:
+    """Merges written by `write_merges` (gzip-compressed when the name ends in .gz); None when
+    the file is missing or damaged."""
     try:
         data = path.read_bytes()
-    except OSError:
+        if path.suffix == ".gz":
+            data = gzip.decompress(data)
+    except (OSError, EOFError, gzip.BadGzipFile):
         return None
     if not data.startswith(_MAGIC) or (len(data) - len(_MAGIC)) % 12:
         return None
     numbers = array("i")
     numbers.frombytes(data[len(_MAGIC):])
+    if sys.byteorder == "big":
+        numbers.byteswap()  # stored little-endian, so a file written on one machine reads on any
     # A comprehension, not list(zip(...)): one C call building 200,000 tuples would hold the
     # interpreter lock (and the window) for tens of milliseconds.
     return [merge for merge in zip(numbers[0::3], numbers[1::3], numbers[2::3])]
 
 
-def _write(path: Path, merges: list[tuple[int, int, int]]) -> None:
+def write_merges(path: Path, merges: list[tuple[int, int, int]]) -> None:
+    """Store merges as little-endian int32 triples after a magic line (gzip for a .gz name)."""
     numbers = array("i", [value for merge in merges for value in merge])
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, _MAGIC + numbers.tobytes())
-    except OSError:
-        pass  # a read-only home folder: recover again next time
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    data = _MAGIC + numbers.tobytes()
+    if path.suffix == ".gz":
+        data = gzip.compress(data, compresslevel=9, mtime=0)  # mtime 0: the same merges, the same bytes
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, data)

@@ -12,6 +12,7 @@ generator in a child process instead, behind the same Job signals (see ProcessJo
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import sys
 import threading
@@ -36,6 +37,14 @@ BATCH_SECONDS = 0.04
 # still gave 100-450 ms stalls loading o200k_base's 200,000 rows; 0.2 ms brings them under 50 ms
 # for 7% more time in the workers (tests/benchmarks/bench_merges_pane.py).
 SWITCH_SECONDS = 0.0002
+
+
+def freeze_long_lived() -> None:
+    """Leave what exists now (tokenizers, vocabulary tables, merge forests, the window) out of
+    future garbage collections. A full collection holds the interpreter lock for as long as it
+    takes to walk every object: 40-65 ms in which the window cannot repaint, measured with two
+    200,000-token vocabularies loaded. Called when such long-lived data has just been built."""
+    gc.freeze()
 
 
 class Job(QObject):

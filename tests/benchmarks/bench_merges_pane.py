@@ -5,9 +5,9 @@
 Each run is a fresh process with the main window shown on the Merges pane and r50k_base loaded
 (as a user who opened the app, then picks another tokenizer). It picks the tokenizer and waits until the pane has everything: the table, the recovered merges, the audit.
 A 5 ms timer on the GUI thread records the gaps between its ticks; the longest is the stall a
-user would feel (the issue: the GUI never freezes, anything over ~50 ms is a stall). It runs
-once with an empty merge cache (the first time a user opens the encoding) and once with the
-cache filled. Figures are printed next to tiktoken's own load time, measured in the same run.
+user would feel (the issue: the GUI never freezes, anything over ~50 ms is a stall). Figures are
+printed next to the encoding's own load time (tiktoken's constructor inside), measured in the
+same run.
 """
 
 from __future__ import annotations
@@ -130,27 +130,19 @@ def main() -> None:
     print("worst stalls are listed as (seconds after picking, ms, the pane's stage, ms of it the GUI thread worked)")
     print(f"{args.tokenizer}: loading it alone (load_tokenizer, tiktoken inside) takes "
           f"{tiktoken_load_seconds(args.tokenizer):.2f} s; load average {os.getloadavg()[0]:.1f}")
-    with tempfile.TemporaryDirectory() as cache:
-        for label, fresh in (("empty merge cache", True), ("cache filled", False)):
-            for _ in range(args.repeat if not fresh else 1):
-                env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
-                env["XDG_CACHE_HOME"] = tempfile.mkdtemp(dir=cache) if fresh else cache
-                output = subprocess.run([sys.executable, __file__, "--job", "--tokenizer", args.tokenizer,
-                                         "--before", args.before],
-                                        capture_output=True, text=True, cwd=REPO, env=env)
-                lines = [line for line in output.stdout.splitlines() if line.startswith("{")]
-                if not lines:
-                    print(f"  ({label}: the run failed: {output.stderr.strip()[-400:]})")
-                    continue
-                result = json.loads(lines[-1])
-                if fresh:  # fill the shared cache for the warm runs
-                    subprocess.run([sys.executable, "-c", "from explorer.core.load import load_tokenizer; "
-                                    f"load_tokenizer({args.tokenizer!r}).merges"], cwd=REPO,
-                                   env=dict(env, XDG_CACHE_HOME=cache), check=True)
-                print(f"  {label}: everything in {result['seconds']:.2f} s (merges recovered in "
-                      f"{result['forest_seconds']:.2f} s); longest stall {result['max_stall_ms']:.0f} ms "
-                      f"(target <= 50), {result['stalls_over_50ms']} over 50 ms; worst: {result['worst']}; "
-                      f"garbage collections over 10 ms (at, generation, ms): {result['slow_gc']}")
+    for _ in range(args.repeat):
+        env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+        output = subprocess.run([sys.executable, __file__, "--job", "--tokenizer", args.tokenizer,
+                                 "--before", args.before], capture_output=True, text=True, cwd=REPO, env=env)
+        lines = [line for line in output.stdout.splitlines() if line.startswith("{")]
+        if not lines:
+            print(f"  (the run failed: {output.stderr.strip()[-400:]})")
+            continue
+        result = json.loads(lines[-1])
+        print(f"  everything in {result['seconds']:.2f} s (merge forest loaded in {result['forest_seconds']:.2f} s); "
+              f"longest stall {result['max_stall_ms']:.0f} ms (target <= 50), {result['stalls_over_50ms']} over "
+              f"50 ms; worst: {result['worst']}; garbage collections over 10 ms (at, generation, ms): "
+              f"{result['slow_gc']}")
 
 
 if __name__ == "__main__":

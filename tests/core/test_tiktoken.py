@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from explorer.core.cache import merges_path
+from explorer.core.cache import merges_path, read_merges
 from explorer.core.errors import SpecialTokenError, TokenizerFileError
 from explorer.core.formats.tiktoken_file import BUNDLED, read_ranks
 from explorer.core.merges import recover_merges
@@ -74,24 +74,44 @@ def test_core_bpe_over_recovered_merges_equals_tiktoken(name: str, reference: di
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_forest_is_recovered_and_cached(name: str) -> None:
+def test_forest_of_a_bundled_encoding(name: str) -> None:
     tokenizer = loaded(name)
     forest = tokenizer.forest
-    assert merges_path(tokenizer.sha256).exists()
     merged = sum(1 for token_id in range(tokenizer.vocab_size) if forest.parents(token_id) is not None)
     assert merged == tokenizer.vocab_size - 256 - len(tokenizer.special_tokens) - _holes(tokenizer)
     hello = tokenizer.encode(" hello")[0]
     left, right = forest.parents(hello)  # type: ignore[misc]
     assert tokenizer.token_bytes(left) + tokenizer.token_bytes(right) == b" hello"
     assert forest.rank(left) < forest.rank(hello) and hello in forest.children(left)
-    # A second load reads the cache and gets the same merges.
     assert TiktokenTokenizer.bundled(name).merges == tokenizer.merges
     steps = tokenizer.trace(" tokenization")
     assert list(steps[-1].ids) == tokenizer.encode(" tokenization")
 
 
+def test_merges_of_another_file_are_recovered_once_then_cached(tmp_path: Path) -> None:
+    lines = BUNDLED["r50k_base"].path.read_bytes().splitlines(keepends=True)[:3000]  # not a bundled file
+    path = tmp_path / "small.tiktoken"
+    path.write_bytes(b"".join(lines))
+    tokenizer = TiktokenTokenizer.from_file(path, pattern="gpt2")
+    assert not merges_path(tokenizer.sha256).exists()
+    merges = tokenizer.merges
+    assert merges == recover_merges(read_ranks(path).vocab) and len(merges) > 2000
+    assert merges_path(tokenizer.sha256).exists()
+    assert TiktokenTokenizer.from_file(path, pattern="gpt2").merges == merges  # read back from the cache
+
+
 def _holes(tokenizer: TiktokenTokenizer) -> int:
     return sum(1 for token_id in range(tokenizer.vocab_size) if not tokenizer.decode_bytes([token_id]))
+
+
+@pytest.mark.parametrize("name", sorted(BUNDLED))
+def test_shipped_merges_are_the_recovered_ones(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # an empty user cache: nothing read from or written there
+    encoding = BUNDLED[name]
+    shipped = read_merges(encoding.merges_path)
+    assert shipped == recover_merges(read_ranks(encoding.path).vocab)
+    assert TiktokenTokenizer.bundled(name).merges == shipped
+    assert not any(tmp_path.rglob("*.bin"))
 
 
 def test_recover_merges_uses_lower_ranks_only() -> None:

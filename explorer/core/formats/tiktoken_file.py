@@ -39,6 +39,11 @@ class BundledEncoding:
         """The shipped file, found through the package so it works from a wheel or a checkout."""
         return Path(str(resources.files("explorer.resources") / "encodings" / f"{self.name}.tiktoken"))
 
+    @property
+    def merges_path(self) -> Path:
+        """Its merges, recovered from the ranks once by packaging/fetch_encodings.py and shipped."""
+        return self.path.with_name(f"{self.name}.merges.gz")
+
 
 BUNDLED: dict[str, BundledEncoding] = {
     encoding.name: encoding

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem,
-    QProgressBar, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
+    QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from explorer.core.bpe import BPE
 from explorer.core.corpus_sources import Source
@@ -21,6 +21,7 @@ from explorer.ui.corpus.models import EfficiencyModel, SortRole
 from explorer.ui.picker import BUNDLED
 from explorer.ui.session import TRAINED_PREFIX, Session
 from explorer.ui.workers import ProcessJob
+from explorer.ui.progress import ProgressBar
 
 SpecRole = Qt.ItemDataRole.UserRole + 20
 
@@ -58,7 +59,7 @@ class EfficiencyPanel(QWidget):
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
         self.progress.hide()

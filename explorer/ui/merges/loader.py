@@ -23,7 +23,7 @@ from explorer.core.merges import MergeForest
 from explorer.core.occurrences import corpus_texts, count_occurrences
 from explorer.core.tokenizer import Tokenizer
 from explorer.core.vocab_filter import IMPOSSIBLE, SPECIAL, UNDECODABLE, UNREACHABLE, VocabTable, build_table
-from explorer.ui.workers import Job, Workers
+from explorer.ui.workers import Job, Workers, freeze_long_lived
 
 KEY = "merges:"  # worker keys: a new tokenizer cancels the old jobs
 PAINT_FIRST_MS = 150  # let the table paint before the next stage competes for the lock
@@ -116,7 +116,7 @@ class VocabLoader(QObject):
         if tokenizer is not self.tokenizer or self.forest_seconds is not None:
             return  # another tokenizer since, or the forest is known already (screenshots)
         started = time.perf_counter()
-        self._start("forest", "recovering the merges (the first time only; then cached)",
+        self._start("forest", "loading the merge forest",
                     lambda: _no_progress(_ready_forest, tokenizer),
                     lambda forest: self._on_forest_done(tokenizer, forest, time.perf_counter() - started))
 
@@ -207,6 +207,7 @@ class VocabLoader(QObject):
         if self.jobs.get(name) is job:
             del self.jobs[name]
         if not self.busy:
+            freeze_long_lived()  # the table, forest and audit stay as long as the tokenizer
             self.idle.emit()
 
     def _on_job_batch(self, label: str, batch: list[Any]) -> None:

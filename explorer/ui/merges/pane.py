@@ -14,7 +14,7 @@ import time
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSplitter, QTableView,
+    QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTableView,
     QVBoxLayout, QWidget)
 
 from explorer.core.audit import Audit
@@ -31,6 +31,7 @@ from explorer.ui.merges.trace import TracePanel
 from explorer.ui.merges.token_panel import TokenContext, TokenPanel
 from explorer.ui.pane import Pane
 from explorer.ui.session import Session
+from explorer.ui.progress import ProgressBar
 
 
 
@@ -80,7 +81,7 @@ class MergesPane(Pane):
         top.addWidget(self.result_label)
         top.addWidget(self.export_csv_button)
 
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setMaximumHeight(16)
         self.progress_label = QLabel()
         progress_row = QHBoxLayout()
@@ -357,8 +358,8 @@ class MergesPane(Pane):
         self._select_row(token_id)
         self.token_panel.show_token(self._context(), token_id)
         if self.forest is None and self.loader.forest_seconds is None:
-            self.token_panel.show_message("Recovering the merges from the encoding's ranks\u2026 "
-                                          "(the first time only; they are cached afterwards)")
+            self.token_panel.show_message("Loading the merge forest\u2026 (a .tiktoken file that is not bundled "
+                                          "has its merges recovered from the ranks the first time, then cached)")
         self._update_history_buttons()
 
     def _context(self) -> TokenContext:

@@ -7,7 +7,6 @@ details and the findings list; a click on a finding selects its span in the edit
 
 from __future__ import annotations
 
-import gc
 
 import numpy as np
 from PySide6.QtCore import QMimeData, Qt, QTimer
@@ -28,6 +27,7 @@ from explorer.ui.tokens.editor import PromptEditor
 from explorer.ui.tokens.glyphs import missing_message
 from explorer.ui.tokens.lane import Lane
 from explorer.ui.tokens.prompt import Prompt
+from explorer.ui.workers import freeze_long_lived
 
 SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"
           "एक एगलेस मावा केक शनिवार के लिए, कृपया।\n"
@@ -268,7 +268,7 @@ class TokensPane(Pane):
     # Session
 
     def _on_session_tokenizer_changed(self, tokenizer: Tokenizer) -> None:
-        _freeze_heap()
+        freeze_long_lived()
         self._forest_note = ""
         self.main_lane.tokenizer = tokenizer
         self.main_lane.encode_all(self.text())
@@ -315,7 +315,7 @@ class TokensPane(Pane):
         self._forest_note = message
 
     def _on_forest_ready(self, tokenizer: Tokenizer, has_forest: bool) -> None:
-        _freeze_heap()
+        freeze_long_lived()
         if has_forest:
             self._forest_ready.add(id(tokenizer))
         else:
@@ -581,10 +581,3 @@ class TokensPane(Pane):
         if text is not None:
             self.set_text(text)
 
-
-
-def _freeze_heap() -> None:
-    """Leave what exists now (a tokenizer's vocabulary, its merge forest, the window) out of future
-    garbage collections: a full collection holds the interpreter lock for as long as it takes to
-    walk every object, tens of milliseconds in which the window cannot repaint."""
-    gc.freeze()

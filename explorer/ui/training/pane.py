@@ -15,7 +15,7 @@ from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView,
-    QLabel, QProgressBar, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
+    QLabel, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from explorer import __version__
 from explorer.core.bpe import BPE
@@ -33,6 +33,7 @@ from explorer.ui.training.plots import SWEEP_SIZES, TrainingPlots, vocab_size_af
 from explorer.ui.training.run import (
     CANCELLED, COUNTING, ENDED, FAILED, FINISHED, IDLE, MERGING, PAUSED, STARTING, TrainingRun)
 from explorer.ui.training.settings_form import SettingsForm
+from explorer.ui.progress import ProgressBar
 
 UI_REFRESH_MS = 50  # new rows, status line, progress bar and scrolling, at most this often
 PLOT_EVERY = 6  # plots on every sixth refresh (300 ms): repainting them is the costliest thing here
@@ -74,7 +75,7 @@ class TrainingPane(Pane):
         layout = QVBoxLayout(main)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(self._build_controls())
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
         layout.addWidget(self.progress)
@@ -485,11 +486,7 @@ class TrainingPane(Pane):
             self.status.setText(problem or "Press <b>Train</b> to learn merges from the corpus, or <b>Step</b> to "
                                 "watch them one at a time.")
             return
-        # QProgressBar.setValue repaints at once (the whole window's dirty regions with it):
-        # with updates off it only schedules a repaint, like every other widget.
-        self.progress.setUpdatesEnabled(False)
         self.progress.setFormat(self._progress_text(run))
-        self.progress.setUpdatesEnabled(True)
         self.status.setText(self._status_text(run))
 
     def _progress_text(self, run: TrainingRun) -> str:

@@ -7,7 +7,6 @@ the pane what changed once per batch. Step and Play send commands to the real tr
 
 from __future__ import annotations
 
-import gc
 import time
 from collections import deque
 from typing import Any
@@ -17,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from explorer.core.corpus_sources import Corpus
 from explorer.core.train import Merge
 from explorer.core.training_run import Counting, Learned, MergeStage, RunSummary, TrainingSettings, run_training
-from explorer.ui.workers import ProcessJob, Workers
+from explorer.ui.workers import ProcessJob, Workers, freeze_long_lived
 
 RATE_WINDOW_SECONDS = 2.0
 
@@ -60,11 +59,9 @@ class TrainingRun(QObject):
         uses it, to show why the child process is needed.
         """
         self.started_at = time.monotonic()
-        # A run creates hundreds of thousands of small records. The full garbage collections they
-        # trigger walk every object of the process (tokenizer tables included) while holding the
-        # interpreter lock: 40-65 ms pauses of the window, measured. Freezing what exists now
-        # leaves those collections only the run's own objects (under 10 ms).
-        gc.freeze()
+        # A run creates hundreds of thousands of small records, and the full garbage collections
+        # they trigger would walk every object of the process: only the run's own from here.
+        freeze_long_lived()
         if thread:
             corpus, settings, name, metadata = self.corpus, self.settings, self.name, self.metadata
             self.job = workers.start("training", lambda: run_training(corpus, settings, name, metadata),  # type: ignore[assignment]
