@@ -21,8 +21,9 @@ from explorer.core.merge_tree import merge_tree
 from explorer.core.scripts import SCRIPT_NAMES
 from explorer.core.train import train
 from explorer.core.vocab_filter import (
-    NEVER_SEEN, RARE, SPECIAL, UNREACHABLE, FilterError, RegexIndex, VocabQuery, VocabTable, build_table,
-    search_text, shown_text, stdlib_spelling)
+    NEVER_SEEN, RARE, SPECIAL, UNREACHABLE, FilterError, VocabQuery, VocabTable, build_table, search_text,
+    shown_text)
+from explorer.core.row_search import RegexIndex, stdlib_spelling
 
 TEXTS = ["the cat sat on the mat. the cat ate the rat.\n", "नमस्ते दुनिया\n", "Ingredients: 1 cup flour\n",
          "tabs\tand\nnewlines  here\n", "Привет мир! 日本語\n"] * 20
