@@ -22,7 +22,6 @@ from explorer.core.bpe import BPE
 from explorer.core.corpus_sources import Corpus, Source, sample_sources
 from explorer.core.errors import ExplorerError
 from explorer.core.formats import hf, own
-from explorer.core.render import token_text
 from explorer.core.train import Merge
 from explorer.core.training_run import TrainingSettings, build_tokenizer
 from explorer.ui.pane import Pane
@@ -30,10 +29,10 @@ from explorer.ui.session import Session
 from explorer.ui.training.model import (
     APPLIED_COUNT_HELP, COLUMNS, COUNT, ID, LEFT, NEW, PAIR_COUNT_HELP, RANK, RIGHT, MergesModel)
 from explorer.ui.training.plots import SWEEP_SIZES, TrainingPlots, vocab_size_after
-from explorer.ui.training.run import (
-    CANCELLED, COUNTING, ENDED, FAILED, FINISHED, IDLE, MERGING, PAUSED, STARTING, TrainingRun)
-from explorer.ui.training.settings_form import SettingsForm
 from explorer.ui.progress import ProgressBar
+from explorer.ui.training.run import FAILED, FINISHED, IDLE, PAUSED, TrainingRun
+from explorer.ui.training.settings_form import SettingsForm
+from explorer.ui.training.status import escape, progress_shown, status_html
 
 UI_REFRESH_MS = 50  # new rows, status line, progress bar and scrolling, at most this often
 PLOT_EVERY = 6  # plots on every sixth refresh (300 ms): repainting them is the costliest thing here
@@ -486,72 +485,12 @@ class TrainingPane(Pane):
             self.status.setText(problem or "Press <b>Train</b> to learn merges from the corpus, or <b>Step</b> to "
                                 "watch them one at a time.")
             return
-        self.progress.setFormat(self._progress_text(run))
-        self.status.setText(self._status_text(run))
-
-    def _progress_text(self, run: TrainingRun) -> str:
-        if run.stage is None:
-            counting = run.counting
-            if counting is None or not counting.total_bytes:
-                self.progress.setRange(0, 0) if run.is_running else self.progress.setRange(0, 1000)
-                return "starting the trainer" if run.is_running else ""
-            if counting.phase == "learning":
-                self.progress.setRange(0, 0)  # busy, no figures
-                return "learning merges"
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(1000 * counting.bytes_read / counting.total_bytes))
-            verb = {"reading": "counting", "measuring": "measuring counts"}[counting.phase]
-            return f"{verb}: {counting.bytes_read / 1e6:,.1f} of {counting.total_bytes / 1e6:,.1f} MB"
-        self.progress.setRange(0, 1000)
-        done, target = len(run.merges), max(run.target, 1)
-        self.progress.setValue(1000 if run.state == FINISHED else int(1000 * done / target))
-        text = f"{done:,} of {run.target:,} merges"
-        rate = run.merges_per_second
-        if run.state in (MERGING,) and rate:
-            text += f" · {rate:,.0f} merges/s" if rate >= 10 else f" · {rate:.1f} merges/s"
-            left = run.seconds_left
-            if left is not None:
-                text += f" · {_duration(left)} left"
-        elif run.state in ENDED:
-            text += f" · {_duration(run.elapsed)}"
-        return text
-
-    def _status_text(self, run: TrainingRun) -> str:
-        if run.state == FAILED:
-            return f"<b>Training failed.</b> {run.error}"
-        if run.stage is None:
-            counting = run.counting
-            waiting = " It will stop after the first merge." if run.state == PAUSED else ""
-            if counting is None:
-                return "Starting the trainer..." + waiting
-            if run.settings.engine == "hf":
-                return {"reading": f"Hugging Face tokenizers is reading the corpus ({counting.texts:,} texts so far); "
-                                   "its merges appear when it is done.",
-                        "learning": "Hugging Face tokenizers is learning merges (it reports no progress here).",
-                        "measuring": "Measuring how often each merge applied: encoding the corpus once more with the "
-                                     "new merges (Hugging Face tokenizers does not report counts)."}[counting.phase]
-            return (f"Counting chunks: {counting.texts:,} texts read, {counting.distinct_chunks:,} distinct "
-                    f"chunks so far.{waiting}")
-        text = ""
-        if run.merges:
-            merge = run.merges[-1]
-            vocab = self.model.vocab
-            text = (f"merge {merge.rank + 1:,} of {run.target:,}: {_quoted(vocab[merge.left])} + "
-                    f"{_quoted(vocab[merge.right])} → {_quoted(merge.token)}")
-            text += " (seen once)" if merge.count == 1 else f" (seen {merge.count:,} times)"
-        elif run.state == PAUSED:
-            text = "Counted. Press Step for the first merge."
-        suffix = {PAUSED: " · paused", STARTING: "", COUNTING: "", MERGING: ""}.get(run.state, "")
-        if run.state == FINISHED:
-            summary = run.summary
-            early = summary is not None and summary.stopped_early
-            suffix = (f" · done in {_duration(run.elapsed)}" + (
-                "; the corpus ran out of pairs before the vocabulary was full" if early else ""))
-        elif run.state == CANCELLED:
-            suffix = f" · cancelled; the tokenizer keeps the {len(run.merges):,} merges learned"
-        if run.state in (FINISHED, CANCELLED) and self.tokenizer is not None:
-            suffix += f". <b>{self.tokenizer.name}</b> is in the toolbar picker."
-        return _escape(text) + suffix
+        shown = progress_shown(run)
+        self.progress.setRange(0, shown.maximum)
+        if shown.maximum:
+            self.progress.setValue(shown.value)
+        self.progress.setFormat(shown.text)
+        self.status.setText(status_html(run, self.model.vocab, self.tokenizer.name if self.tokenizer else None))
 
     # Session signals
 
@@ -566,7 +505,7 @@ class TrainingPane(Pane):
             held = (f"<br>Held-out: {corpus.held_out.name}" if corpus.held_out is not None else
                     "<br>No held-out text: compression is measured on the training text only.")
             self.corpus_label.setText(f"{len(corpus.sources)} source{'s' if len(corpus.sources) != 1 else ''}"
-                                      f" ({_size(size)}): {_escape(names)}{held}")
+                                      f" ({_size(size)}): {escape(names)}{held}")
         else:
             self.corpus_label.setText("No corpus yet: pick a sample below, or add text in the Corpus pane.")
         self.form.name_edit.setPlaceholderText(self.default_name())
@@ -620,22 +559,6 @@ class TrainingPane(Pane):
             self.session.set_corpus(Corpus((samples["english.txt"],), held_out=samples["bakery_replies.txt"]))
         if self.run is None:
             self.start()
-
-
-def _quoted(data: bytes) -> str:
-    return "'" + token_text(data).replace("\u00b7", " ") + "'"
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 3600:
-        return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
-    return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
 
 
 def _size(size: int) -> str:
