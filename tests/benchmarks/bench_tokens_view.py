@@ -104,7 +104,7 @@ def main() -> int:
     settle(lambda: not pane._bulk and lane.complete and lane.text == big and len(lane.view.ids) == len(lane.state))
     elapsed = time.perf_counter() - started
     coloured = clock.elapsed()
-    settle(lambda: pane.findings_label.text().startswith("Findings (") and "looking" not in pane.findings_label.text())
+    settle(lambda: pane.findings_panel.label.text().startswith("Findings (") and "looking" not in pane.findings_panel.label.text())
     timer.stop()
     assert len(lane.state) == len(tokenizer.encode(big, "disallowed"))
     during = max(gap for gap, when in gaps if when <= coloured + 10)

@@ -133,14 +133,14 @@ def test_split_characters_shown_in_hex(pane: TokensPane, small) -> None:  # type
 def test_click_a_finding_jumps_to_its_span(pane: TokensPane, qtbot: QtBot) -> None:
     text = "Egg or egg? In 1969 there were 600000 people.\u200b "
     pane.set_text(text)
-    qtbot.waitUntil(lambda: "looking" not in pane.findings_label.text() and pane.findings_model.rowCount() > 0,
+    qtbot.waitUntil(lambda: "looking" not in pane.findings_panel.label.text() and pane.findings_panel.model.rowCount() > 0,
                     timeout=10_000)
-    kinds = {f.kind for f in pane.findings_model.findings}
+    kinds = {f.kind for f in pane.findings_panel.model.findings}
     assert {F.TRAILING_SPACE, F.INVISIBLE, F.WORD_FORMS} <= kinds
-    row = next(i for i, f in enumerate(pane.findings_model.findings) if f.kind == F.INVISIBLE)
-    index = pane.findings_model.index(row, 2)
-    rect = pane.findings.visualRect(index)
-    qtbot.mouseClick(pane.findings.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    row = next(i for i, f in enumerate(pane.findings_panel.model.findings) if f.kind == F.INVISIBLE)
+    index = pane.findings_panel.model.index(row, 2)
+    rect = pane.findings_panel.table.visualRect(index)
+    qtbot.mouseClick(pane.findings_panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert pane.editor.textCursor().selectedText() == "\u200b"
     assert pane.main_lane.view.current == pane.main_lane.state.index_at(text.index("\u200b"))  # type: ignore[union-attr]
 

@@ -8,21 +8,18 @@ details and the findings list; a click on a finding selects its span in the edit
 from __future__ import annotations
 
 
-import numpy as np
 from PySide6.QtCore import QMimeData, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QTextCursor
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton, QSplitter,
-                               QTableView, QTextBrowser, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QPushButton, QSplitter,
+                               QTextBrowser, QToolButton, QVBoxLayout, QWidget)
 
-from explorer.core.compare import boundary_differences, count_words
-from explorer.core.findings import audit_check, iter_findings
 from explorer.core.tokenizer import SPECIAL_MODES, Tokenizer
 from explorer.ui.pane import Pane
 from explorer.ui.picker import BUNDLED
 from explorer.ui.session import TRAINED_PREFIX, Session
 from explorer.ui.tokens import export
 from explorer.ui.tokens.details import token_details
-from explorer.ui.tokens.findings_model import FINDING_ROLE, FindingsModel
+from explorer.ui.tokens.findings_panel import FindingsPanel
 from explorer.ui.tokens.editor import PromptEditor
 from explorer.ui.tokens.glyphs import missing_message
 from explorer.ui.tokens.lane import Lane
@@ -49,7 +46,6 @@ class TokensPane(Pane):
         self._forest_ready: set[int] = set()
         self._forest_note = ""
         self._forest_jobs: dict[object, Tokenizer] = {}
-        self._findings_job = None
         self._detail_lane: Lane | None = None
         self._detail_index = -1
         self._missing: set[str] = set()
@@ -141,27 +137,13 @@ class TokensPane(Pane):
         self.details = QTextBrowser(self)
         self.details.setOpenLinks(False)
         self.details.setPlaceholderText("Hover over a token to see its id, bytes, merge rank and parents.")
-        self.findings_model = FindingsModel(self)
-        self.findings = QTableView(self)
-        self.findings.setModel(self.findings_model)
-        self.findings.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.findings.setWordWrap(False)
-        self.findings.verticalHeader().hide()
-        self.findings.horizontalHeader().setStretchLastSection(True)
-        self.findings.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        self.findings.setColumnWidth(0, 170)
-        self.findings.setColumnWidth(1, 90)
-        self.findings.clicked.connect(self._on_finding_clicked)
-        self.findings.activated.connect(self._on_finding_clicked)
-        findings_box = QWidget(self)
-        findings_layout = QVBoxLayout(findings_box)
-        findings_layout.setContentsMargins(0, 0, 0, 0)
-        self.findings_label = QLabel("Findings", self)
-        findings_layout.addWidget(self.findings_label)
-        findings_layout.addWidget(self.findings)
+        self.findings_panel = FindingsPanel(self.session.workers, self)
+        self.findings_panel.words_counted.connect(self._on_findings_words_counted)
+        self.findings_panel.differences_found.connect(self._on_findings_differences_found)
+        self.findings_panel.span_clicked.connect(self.jump_to)
         bottom = QSplitter(Qt.Orientation.Horizontal, self)
         bottom.addWidget(self.details)
-        bottom.addWidget(findings_box)
+        bottom.addWidget(self.findings_panel)
         bottom.setSizes([380, 620])
 
         splitter = QSplitter(Qt.Orientation.Vertical, self)
@@ -337,56 +319,16 @@ class TokensPane(Pane):
             return
         state = self.main_lane.state.snapshot()  # type: ignore[union-attr]
         others = [(lane, state if lane is self.main_lane else lane.state.snapshot()) for lane in lanes]  # type: ignore[union-attr]
-        self.findings_model.clear()
-        self.findings_label.setText("Findings (looking...)")
+        self.findings_panel.look(state, others)
 
-        def work():  # type: ignore[no-untyped-def]
-            yield ("words", count_words(state.text))
-            if len(others) > 1 and all(other.text == state.text for _, other in others):
-                spans = boundary_differences(state.text, [other.byte_boundaries() for _, other in others])
-                masks = []
-                for lane, other in others:
-                    mask = np.zeros(len(other), bool)
-                    for start, end in spans:
-                        found = other.tokens_in(start, end)
-                        mask[found.start:found.stop] = True
-                    masks.append((lane, mask))
-                yield ("diff", masks)
-            yield from iter_findings(state, flagged=audit_check(state.tokenizer))
+    def _on_findings_words_counted(self, words: int) -> None:
+        for lane in self.lanes:
+            lane.set_words(words)
 
-        job = self.session.workers.start("finding what is odd", work, key=f"findings:{id(self)}")
-        job.connect("batch_ready", self._on_findings_batch)
-        job.connect("finished", self._on_findings_finished)
-        job.connect("failed", self._on_findings_failed)
-        self._findings_job = job
-
-    def _on_findings_finished(self, job: object, _: object) -> None:
-        if job is self._findings_job:
-            self.findings_label.setText(f"Findings ({self.findings_model.rowCount()})")
-
-    def _on_findings_failed(self, job: object, message: str) -> None:
-        if job is self._findings_job:
-            self.findings_label.setText(f"Findings could not be computed: {message}")
-
-    def _on_findings_batch(self, job: object, items: list[object]) -> None:
-        if job is not self._findings_job:
-            return
-        findings = []
-        for item in items:
-            if isinstance(item, tuple) and item[0] == "words":
-                for lane in self.lanes:
-                    lane.set_words(item[1])  # type: ignore[arg-type]
-            elif isinstance(item, tuple) and item[0] == "diff":
-                for lane, mask in item[1]:  # type: ignore[misc]
-                    lane.view.set_diff(mask)
-            else:
-                findings.append(item)
-        self.findings_model.add(findings)  # type: ignore[arg-type]
-
-    def _on_finding_clicked(self, index: object) -> None:
-        finding = self.findings_model.data(index, FINDING_ROLE)  # type: ignore[arg-type]
-        if finding is not None:
-            self.jump_to(finding.start, finding.end)
+    def _on_findings_differences_found(self, masks: list[tuple[Lane, object]]) -> None:
+        for lane, mask in masks:
+            if lane in self.lanes:
+                lane.view.set_diff(mask)
 
     def jump_to(self, start: int, end: int) -> None:
         """Select characters [start, end) in the editor and show their first token in the view."""

@@ -1,0 +1,98 @@
+"""The Tokens pane's findings list: what is odd about the prompt, looked for after typing stops.
+
+The same background job counts the words and finds where compared tokenizers cut the text
+differently, since all three read the same snapshot of every lane.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QModelIndex, Signal
+from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from explorer.core.compare import boundary_differences, count_words
+from explorer.core.findings import audit_check, iter_findings
+from explorer.ui.tokens.findings_model import FINDING_ROLE, FindingsModel
+from explorer.ui.workers import Workers
+
+
+class FindingsPanel(QWidget):
+    words_counted = Signal(int)
+    differences_found = Signal(list)  # (lane, boolean mask over its tokens) pairs
+    span_clicked = Signal(int, int)  # character start and end of a clicked finding
+
+    def __init__(self, workers: Workers, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.workers = workers
+        self._job: object = None
+        self.model = FindingsModel(self)
+        self.table = QTableView(self)
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.table.setColumnWidth(0, 170)
+        self.table.setColumnWidth(1, 90)
+        self.table.clicked.connect(self._on_table_clicked)
+        self.table.activated.connect(self._on_table_clicked)
+        self.label = QLabel("Findings", self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(self.table)
+
+    def look(self, state: Any, others: Sequence[tuple[object, Any]]) -> None:
+        """Look again at the main lane's `state`; `others` are (lane, state) of every complete lane."""
+        self.model.clear()
+        self.label.setText("Findings (looking...)")
+
+        def work() -> Generator[object, None, None]:
+            yield ("words", count_words(state.text))
+            if len(others) > 1 and all(other.text == state.text for _, other in others):
+                spans = boundary_differences(state.text, [other.byte_boundaries() for _, other in others])
+                masks = []
+                for lane, other in others:
+                    mask = np.zeros(len(other), bool)
+                    for start, end in spans:
+                        found = other.tokens_in(start, end)
+                        mask[found.start:found.stop] = True
+                    masks.append((lane, mask))
+                yield ("diff", masks)
+            yield from iter_findings(state, flagged=audit_check(state.tokenizer))
+
+        job = self.workers.start("finding what is odd", work, key=f"findings:{id(self)}")
+        job.connect("batch_ready", self._on_job_batch)
+        job.connect("finished", self._on_job_finished)
+        job.connect("failed", self._on_job_failed)
+        self._job = job
+
+    def _on_job_batch(self, job: object, items: list[object]) -> None:
+        if job is not self._job:
+            return
+        findings = []
+        for item in items:
+            if isinstance(item, tuple) and item[0] == "words":
+                self.words_counted.emit(item[1])
+            elif isinstance(item, tuple) and item[0] == "diff":
+                self.differences_found.emit(item[1])
+            else:
+                findings.append(item)
+        self.model.add(findings)  # type: ignore[arg-type]
+
+    def _on_job_finished(self, job: object, _: object) -> None:
+        if job is self._job:
+            self.label.setText(f"Findings ({self.model.rowCount()})")
+
+    def _on_job_failed(self, job: object, message: str) -> None:
+        if job is self._job:
+            self.label.setText(f"Findings could not be computed: {message}")
+
+    def _on_table_clicked(self, index: QModelIndex) -> None:
+        finding = self.model.data(index, FINDING_ROLE)
+        if finding is not None:
+            self.span_clicked.emit(finding.start, finding.end)
