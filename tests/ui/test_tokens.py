@@ -166,16 +166,16 @@ def test_compare_two_tokenizers(pane: TokensPane, qtbot: QtBot, session: Session
 def test_export(pane: TokensPane, tmp_path: Path, small) -> None:  # type: ignore[no-untyped-def]
     pane.set_text("Egg or egg\n")
     ids = small.encode("Egg or egg\n")
-    pane.copy_ids()
+    pane.export_button.copy_ids()
     assert json.loads(QGuiApplication.clipboard().text()) == ids
-    pane.save_csv(str(tmp_path / "t.csv"))
+    pane.export_button.save_csv(str(tmp_path / "t.csv"))
     lines = (tmp_path / "t.csv").read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("index,id") and len(lines) == len(ids) + 1
     assert lines[1].split(",")[1] == str(ids[0])
-    pane.save_html(str(tmp_path / "t.html"))
+    pane.export_button.save_html(str(tmp_path / "t.html"))
     markup = (tmp_path / "t.html").read_text(encoding="utf-8")
     assert markup.count("<span") == len(ids) and f'title="{ids[0]}"' in markup
-    pane.save_png(str(tmp_path / "t.png"))
+    pane.export_button.save_png(str(tmp_path / "t.png"))
     from PySide6.QtGui import QImage
 
     image = QImage(str(tmp_path / "t.png"))

@@ -8,19 +8,18 @@ details and the findings list; a click on a finding selects its span in the edit
 from __future__ import annotations
 
 
-from PySide6.QtCore import QMimeData, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QTextCursor
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QPushButton, QSplitter,
-                               QTextBrowser, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QTextCursor
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from explorer.core.tokenizer import SPECIAL_MODES, Tokenizer
 from explorer.ui.pane import Pane
 from explorer.ui.picker import BUNDLED
 from explorer.ui.session import TRAINED_PREFIX, Session
-from explorer.ui.tokens import export
 from explorer.ui.tokens.details import token_details
-from explorer.ui.tokens.findings_panel import FindingsPanel
 from explorer.ui.tokens.editor import PromptEditor
+from explorer.ui.tokens.export_button import ExportButton
+from explorer.ui.tokens.findings_panel import FindingsPanel
 from explorer.ui.tokens.glyphs import missing_message
 from explorer.ui.tokens.lane import Lane
 from explorer.ui.tokens.prompt import Prompt
@@ -95,19 +94,7 @@ class TokensPane(Pane):
         self.compare_button.setToolTip("Add a tokenizer to compare (up to four), Ctrl+K")
         self.compare_button.setShortcut(QKeySequence("Ctrl+K"))
         self.compare_button.clicked.connect(lambda: self.add_compare())
-        self.export_button = QToolButton(self)
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self.export_button)
-        self.export_actions: dict[str, QAction] = {}
-        for key, label, slot in [("ids", "Copy ids as JSON", self.copy_ids),
-                                 ("html", "Copy as HTML", self.copy_html),
-                                 ("save_html", "Save as HTML...", self.save_html),
-                                 ("png", "Copy as PNG", self.copy_png),
-                                 ("save_png", "Save as PNG...", self.save_png),
-                                 ("csv", "Save tokens as CSV...", self.save_csv)]:
-            self.export_actions[key] = menu.addAction(label, slot)
-        self.export_button.setMenu(menu)
+        self.export_button = ExportButton(self.session, self._state, self.ids_button.isChecked, self)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Special tokens:", self))
         bar.addWidget(self.mode_box)
@@ -455,67 +442,13 @@ class TokensPane(Pane):
         for lane in self.lanes:
             lane.set_show_ids(show)
 
-    # Export
-
     def _state(self):  # type: ignore[no-untyped-def]
+        """The main lane's tokens to export, or None (and a message) while there are none yet."""
         state = self.main_lane.state
         if state is None or not self.main_lane.complete:
             self.session.post_error("Nothing to export", "Type or paste a prompt and wait for its tokens first.")
             return None
         return state
-
-    def copy_ids(self) -> None:
-        if (state := self._state()) is not None:
-            QGuiApplication.clipboard().setText(export.ids_json(state))
-            self.session.status_posted.emit(f"Copied {len(state):,} ids as JSON")
-
-    def copy_html(self) -> None:
-        if (state := self._state()) is not None:
-            data = QMimeData()
-            markup = export.tokens_html(state, self.session.dark, self.ids_button.isChecked())
-            data.setHtml(markup)
-            data.setText(markup)
-            QGuiApplication.clipboard().setMimeData(data)
-            self.session.status_posted.emit("Copied the coloured tokens as HTML")
-
-    def save_html(self, path: str | None = None) -> None:
-        if (state := self._state()) is None:
-            return
-        path = path or QFileDialog.getSaveFileName(self, "Save tokens as HTML", "tokens.html", "HTML (*.html)")[0]
-        if path:
-            self._write(path, "<!doctype html><meta charset='utf-8'>"
-                        + export.tokens_html(state, self.session.dark, self.ids_button.isChecked()))
-
-    def copy_png(self) -> None:
-        if (state := self._state()) is not None:
-            QGuiApplication.clipboard().setImage(export.tokens_image(state, self.session.dark, self.session.font,
-                                                                     show_ids=self.ids_button.isChecked()))
-            self.session.status_posted.emit("Copied the coloured tokens as an image")
-
-    def save_png(self, path: str | None = None) -> None:
-        if (state := self._state()) is None:
-            return
-        path = path or QFileDialog.getSaveFileName(self, "Save tokens as PNG", "tokens.png", "PNG image (*.png)")[0]
-        if path:
-            image = export.tokens_image(state, self.session.dark, self.session.font, show_ids=self.ids_button.isChecked())
-            if not image.save(path, "PNG"):
-                self.session.post_error("Could not save the image", f"{path}: could not be written")
-
-    def save_csv(self, path: str | None = None) -> None:
-        if (state := self._state()) is None:
-            return
-        path = path or QFileDialog.getSaveFileName(self, "Save tokens as CSV", "tokens.csv", "CSV (*.csv)")[0]
-        if path:
-            self._write(path, export.tokens_csv(state))
-
-    def _write(self, path: str, text: str) -> None:
-        try:
-            with open(path, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-        except OSError as exc:
-            self.session.post_error("Could not save", f"{path}: {exc.strerror}")
-            return
-        self.session.status_posted.emit(f"Saved {path}")
 
     # The screenshot command's hook (see explorer/ui/pane.py)
 
