@@ -143,18 +143,18 @@ def test_save_and_export(qtbot, session, pane: TrainingPane, tmp_path: Path) -> 
     pane.form.name_edit.setText("bakery")
     pane.start()
     wait_ended(qtbot, pane)
-    assert pane.save_button.isEnabled() and pane.export_button.isEnabled()
-    assert pane.save(str(tmp_path / "bakery.json"))
+    assert pane.result_box.save_button.isEnabled() and pane.result_box.export_button.isEnabled()
+    assert pane.result_box.save(str(tmp_path / "bakery.json"))
     assert "bakery" not in session.unsaved
     document = json.loads((tmp_path / "bakery.json").read_text())
     assert document["name"] == "bakery" and len(document["merges"]) == 30
-    assert pane.export_hf(str(tmp_path / "tokenizer.json"))
+    assert pane.result_box.export_hf(str(tmp_path / "tokenizer.json"))
     from tokenizers import Tokenizer
 
     hf = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     text = "Your eggless cake is out for delivery."
     assert hf.encode(text).ids == pane.tokenizer.encode(text)
-    assert "saved" in pane.result_label.text()
+    assert "saved" in pane.result_box.label.text()
 
 
 def test_hf_engine_shows_the_same_merges_when_done(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]

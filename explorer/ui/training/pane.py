@@ -14,14 +14,13 @@ import re
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView,
+    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QHeaderView,
     QLabel, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from explorer import __version__
 from explorer.core.bpe import BPE
 from explorer.core.corpus_sources import Corpus, Source, sample_sources
 from explorer.core.errors import ExplorerError
-from explorer.core.formats import hf, own
 from explorer.core.train import Merge
 from explorer.core.training_run import TrainingSettings, build_tokenizer
 from explorer.ui.pane import Pane
@@ -30,6 +29,7 @@ from explorer.ui.training.model import (
     APPLIED_COUNT_HELP, COLUMNS, COUNT, ID, LEFT, NEW, PAIR_COUNT_HELP, RANK, RIGHT, MergesModel)
 from explorer.ui.training.plots import SWEEP_SIZES, TrainingPlots, vocab_size_after
 from explorer.ui.progress import ProgressBar
+from explorer.ui.training.result_box import ResultBox
 from explorer.ui.training.run import FAILED, FINISHED, IDLE, PAUSED, TrainingRun
 from explorer.ui.training.settings_form import SettingsForm
 from explorer.ui.training.status import escape, progress_shown, status_html
@@ -145,22 +145,8 @@ class TrainingPane(Pane):
         corpus_layout.addLayout(row)
         layout.addWidget(corpus_box)
 
-        result_box = QGroupBox("Result")
-        result_layout = QVBoxLayout(result_box)
-        self.result_label = QLabel("Nothing trained yet.")
-        self.result_label.setWordWrap(True)
-        result_layout.addWidget(self.result_label)
-        buttons = QHBoxLayout()
-        self.save_button = QPushButton("Save...")
-        self.save_button.setToolTip("Save as a tokenizer-explorer JSON file (merges with their counts)")
-        self.save_button.clicked.connect(lambda: self.save())
-        self.export_button = QPushButton("Export HF...")
-        self.export_button.setToolTip("Write a tokenizer.json that Hugging Face tokenizers loads")
-        self.export_button.clicked.connect(lambda: self.export_hf())
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(self.export_button)
-        result_layout.addLayout(buttons)
-        layout.addWidget(result_box)
+        self.result_box = ResultBox(self.session)
+        layout.addWidget(self.result_box)
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidget(side)
@@ -402,59 +388,9 @@ class TrainingPane(Pane):
             candidate, number = f"{name}-{number}", number + 1
         return candidate
 
-    # Result
-
-    def save(self, path: str | None = None) -> bool:
-        if self.tokenizer is None:
-            return False
-        if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Save tokenizer", f"{self.tokenizer.name}.json",
-                                                  "Tokenizer Explorer JSON (*.json)")
-        if not path:
-            return False
-        try:
-            own.save(self.tokenizer, path)
-        except (OSError, ExplorerError) as exc:
-            self.session.post_error("Could not save the tokenizer", str(exc))
-            return False
-        self._mark_saved(path)
-        return True
-
-    def export_hf(self, path: str | None = None) -> bool:
-        if self.tokenizer is None:
-            return False
-        if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Export Hugging Face tokenizer.json", "tokenizer.json",
-                                                  "tokenizer.json (*.json)")
-        if not path:
-            return False
-        try:
-            hf.export(self.tokenizer, path)
-        except (OSError, ExplorerError) as exc:
-            self.session.post_error("Could not export the tokenizer", str(exc))
-            return False
-        self._mark_saved(path)
-        return True
-
-    def _mark_saved(self, path: str) -> None:
-        assert self.tokenizer is not None
-        self.session.mark_saved(self.tokenizer.name)
-        self.session.tokenizers_changed.emit()  # the picker drops "(unsaved)"
-        self.saved_path = path
-        self._update_result()
-        self.session.status_posted.emit(f"Saved {self.tokenizer.name} to {path}")
-
     def _update_result(self) -> None:
-        tokenizer = self.tokenizer
-        if tokenizer is None:
-            self.result_label.setText("Nothing trained yet." if self.run is None or not self.run.merges else
-                                      "Building the tokenizer...")
-            return
-        state = "unsaved" if tokenizer.name in self.session.unsaved else f"saved to {getattr(self, 'saved_path', '')}"
-        complete = "" if tokenizer.metadata.get("complete", True) else " (cancelled early)"
-        self.result_label.setText(
-            f"<b>{tokenizer.name}</b>{complete}: {len(tokenizer.merges):,} merges, vocabulary "
-            f"{tokenizer.vocab_size:,}. It is in the toolbar picker for every pane ({state}).")
+        building = self.tokenizer is None and self.run is not None and bool(self.run.merges)
+        self.result_box.show_tokenizer(self.tokenizer, building)
 
     # State shown
 
@@ -472,8 +408,6 @@ class TrainingPane(Pane):
         self.play_button.setEnabled(streaming and (not running or state == PAUSED or run.rate is None))  # type: ignore[union-attr]
         self.cancel_button.setEnabled(running)
         self.sweep_button.setEnabled(not running)
-        self.save_button.setEnabled(self.tokenizer is not None)
-        self.export_button.setEnabled(self.tokenizer is not None)
 
     def _update_status(self) -> None:
         self._flush_merges()  # the status names the newest merge's tokens: the table must know them
