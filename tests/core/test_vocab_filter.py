@@ -22,7 +22,7 @@ from explorer.core.scripts import SCRIPT_NAMES
 from explorer.core.train import train
 from explorer.core.vocab_filter import (
     NEVER_SEEN, RARE, SPECIAL, UNREACHABLE, FilterError, VocabQuery, VocabTable, build_table, search_text,
-    shown_text)
+    shown_text, text_order)
 from explorer.core.row_search import RegexIndex, stdlib_spelling
 
 TEXTS = ["the cat sat on the mat. the cat ate the rat.\n", "नमस्ते दुनिया\n", "Ingredients: 1 cup flour\n",
@@ -126,6 +126,20 @@ def test_a_stdlib_spelling_finds_what_regex_finds(pattern: str, text: str) -> No
         return  # the filter then keeps the regex module
     found, expected = ours.search(text), theirs.search(text)
     assert (found and found.span()) == (expected and expected.span()), (pattern, spelled, text)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.text(alphabet="ab ·é", max_size=3), max_size=40_000))
+def test_text_order_is_a_stable_sort(strings: list[str]) -> None:
+    assert text_order(strings).tolist() == sorted(range(len(strings)), key=strings.__getitem__)
+
+
+def test_text_order_merges_its_slices() -> None:
+    import random
+
+    rng = random.Random(7)
+    strings = ["".join(rng.choices("abc·é", k=rng.randint(0, 3))) for _ in range(50_000)]  # many ties, 4 slices
+    assert text_order(strings).tolist() == sorted(range(len(strings)), key=strings.__getitem__)
 
 
 def test_a_repeated_text_filter_reuses_its_result(table: VocabTable) -> None:
