@@ -153,7 +153,7 @@ class Workers(QObject):
     """Starts jobs on a thread pool; the only place in the app that starts threads."""
 
     job_started = Signal(object)
-    job_ended = Signal(object)
+    job_ended = Signal(object)  # on the GUI thread, after the job's own last signal
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -163,6 +163,7 @@ class Workers(QObject):
         self._by_key: dict[str, Job] = {}
         self._jobs: set[Job] = set()
         self._lock = threading.Lock()
+        self._ended.connect(self._release)  # queued: the job's thread emits, the GUI thread runs it
         # Threads that relay a child process's results: they mostly wait on a pipe, so they get
         # their own pool and never hold up short jobs on the main one.
         self.relay_pool = QThreadPool()
@@ -210,9 +211,18 @@ class Workers(QObject):
             self._jobs.add(job)
         return job
 
+    _ended = Signal(object)
+
     def _forget(self, job: Job) -> None:
+        """Called on the job's thread as it ends. The job is let go of on the GUI thread, after the
+        signals it has just emitted: dropped here, a job nobody else holds would be destroyed with
+        its `finished` or `failed` still queued, and that signal would never arrive."""
+        self._ended.emit(job)
+
+    def _release(self, job: Job) -> None:
         with self._lock:
             self._jobs.discard(job)
+        self.job_ended.emit(job)
 
     @property
     def running(self) -> list[Job]:

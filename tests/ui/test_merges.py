@@ -298,9 +298,14 @@ def test_exports_png_svg_and_csv(qtbot: QtBot, session: Session, trained: BPE, t
     assert "gredient" in svg.read_text(encoding="utf-8")  # node labels are text in the drawing
     pane.filter_bar.text.setText("at")
     pane.filter_bar._emit()
-    rows = pane.export_csv(str(csv_path))
+    job = pane.export_csv(str(csv_path))
+    with qtbot.waitSignal(job.finished) as done:  # written on a worker
+        pass
     lines = csv_path.read_text(encoding="utf-8").splitlines()
-    assert rows == pane.model.rowCount() == len(lines) - 1 and lines[0].startswith("id,token,bytes_hex")
+    assert done.args[0] == pane.model.rowCount() == len(lines) - 1 and lines[0].startswith("id,token,bytes_hex")
+    with qtbot.waitSignal(session.error_posted) as failed:
+        pane.export_csv(str(tmp_path / "missing-folder" / "table.csv"))
+    assert "missing-folder" in failed.args[1]
 
 
 class NoMerges(Tokenizer):

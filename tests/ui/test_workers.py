@@ -106,3 +106,21 @@ def test_shutdown_cancels_running_jobs(qtbot: QtBot) -> None:
     qtbot.waitSignal(job.batch_ready, timeout=5000).wait()
     assert workers.shutdown(5000)
     assert job.is_cancelled and job.done
+
+
+def test_a_job_nobody_holds_still_delivers_its_last_signal(qtbot) -> None:  # type: ignore[no-untyped-def]
+    import gc
+
+    workers = Workers()
+    arrived: list[str] = []
+
+    def fail() -> None:
+        raise ExplorerError("no such folder")
+
+    for _ in range(20):  # the job ends and its thread lets go of it before the GUI thread runs the slot
+        workers.start_call("failing", fail).failed.connect(arrived.append)
+        gc.collect()
+    qtbot.waitUntil(lambda: len(arrived) == 20, timeout=5000)
+    qtbot.waitUntil(lambda: not workers.running)
+    assert arrived == ["no such folder"] * 20
+    workers.shutdown()

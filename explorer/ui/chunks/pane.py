@@ -6,7 +6,6 @@ a slow custom pattern never freezes the window; the `regex` timeout stops it wit
 
 from __future__ import annotations
 
-from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
@@ -19,7 +18,6 @@ from explorer.ui.chunks.column import PatternColumn
 from explorer.ui.chunks.examples import DEFAULT_TEXT, EXAMPLES
 from explorer.ui.pane import Pane, example_bar
 from explorer.ui.session import Session
-from explorer.ui.workers import Job
 
 DEFAULT_PATTERNS = ("gpt2", "cl100k", "o200k")
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
@@ -36,7 +34,6 @@ class ChunksPane(Pane):
         self.columns: list[PatternColumn] = []
         self.tokens: tuple[str, list[Token]] | None = None  # (text, tokens) of the current tokenizer
         self._column_ids: dict[PatternColumn, int] = {}
-        self._jobs: set[Job] = set()
         self._next_id = 0
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -168,22 +165,10 @@ class ChunksPane(Pane):
         pattern, text = column.pattern(), self.text()
         column.set_running()
         key = f"chunks-pane:{self._column_ids[column]}"
-        job = self._start(f"chunking with {column.title()}", lambda: run_pattern(pattern, text), key)
+        job = self.session.workers.start_call(f"chunking with {column.title()}", lambda: run_pattern(pattern, text), key)
         job.finished.connect(lambda run, c=column: self._on_run_finished(c, run))
         job.failed.connect(lambda message, c=column: self._on_run_finished(
             c, PatternRun(pattern, text, error=message)))
-
-    def _start(self, name: str, compute: Callable[[], object], key: str) -> Job:
-        """Start a one-value job; keep it alive until its last signal arrives here, on the GUI thread.
-
-        A job whose key was taken over is referenced only by its pool thread; if that reference
-        were the last, the QObject would be destroyed off the GUI thread.
-        """
-        job = self.session.workers.start_call(name, compute, key=key)
-        self._jobs.add(job)
-        for signal in (job.finished, job.failed, job.cancelled):
-            signal.connect(lambda *_, j=job: self._jobs.discard(j))
-        return job
 
     def _on_run_finished(self, column: PatternColumn, run: PatternRun) -> None:
         if column not in self.columns or run.pattern != column.pattern() or run.text != self.text():
@@ -228,7 +213,7 @@ class ChunksPane(Pane):
                 column.view.set_tokens(None)
             return
         mode = self.session.special_mode
-        job = self._start(f"encoding with {tokenizer.name}", lambda: (text, tokenizer.encode_tokens(text, mode)),
+        job = self.session.workers.start_call(f"encoding with {tokenizer.name}", lambda: (text, tokenizer.encode_tokens(text, mode)),
                           "chunks-pane:tokens")
         job.finished.connect(self._on_tokens_finished)
         job.failed.connect(lambda message: self.summary.setText(f"Tokens: {message}"))
