@@ -144,11 +144,16 @@ def test_save_and_export(qtbot, session, pane: TrainingPane, tmp_path: Path) -> 
     pane.start()
     wait_ended(qtbot, pane)
     assert pane.result_box.save_button.isEnabled() and pane.result_box.export_button.isEnabled()
-    assert pane.result_box.save(str(tmp_path / "bakery.json"))
+    with qtbot.waitSignal(pane.result_box.save(str(tmp_path / "bakery.json")).finished):  # written on a worker
+        pass
     assert "bakery" not in session.unsaved
     document = json.loads((tmp_path / "bakery.json").read_text())
     assert document["name"] == "bakery" and len(document["merges"]) == 30
-    assert pane.result_box.export_hf(str(tmp_path / "tokenizer.json"))
+    with qtbot.waitSignal(pane.result_box.export_hf(str(tmp_path / "tokenizer.json")).finished):
+        pass
+    with qtbot.waitSignal(session.error_posted) as failed:
+        pane.result_box.save(str(tmp_path / "no-folder" / "bakery.json"))
+    assert "no-folder" in failed.args[1]
     from tokenizers import Tokenizer
 
     hf = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
