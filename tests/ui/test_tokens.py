@@ -163,23 +163,33 @@ def test_compare_two_tokenizers(pane: TokensPane, qtbot: QtBot, session: Session
     assert len(pane.lanes) == 1
 
 
-def test_export(pane: TokensPane, tmp_path: Path, small) -> None:  # type: ignore[no-untyped-def]
+def test_export(pane: TokensPane, tmp_path: Path, small, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+    def done(job) -> None:  # type: ignore[no-untyped-def]
+        """Exports are built on a worker: wait for this one."""
+        with qtbot.waitSignal(job.finished, timeout=10_000):
+            pass
+
     pane.set_text("Egg or egg\n")
     ids = small.encode("Egg or egg\n")
-    pane.export_button.copy_ids()
+    done(pane.export_button.copy_ids())
     assert json.loads(QGuiApplication.clipboard().text()) == ids
-    pane.export_button.save_csv(str(tmp_path / "t.csv"))
+    done(pane.export_button.save_csv(str(tmp_path / "t.csv")))
     lines = (tmp_path / "t.csv").read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("index,id") and len(lines) == len(ids) + 1
     assert lines[1].split(",")[1] == str(ids[0])
-    pane.export_button.save_html(str(tmp_path / "t.html"))
+    done(pane.export_button.save_html(str(tmp_path / "t.html")))
     markup = (tmp_path / "t.html").read_text(encoding="utf-8")
     assert markup.count("<span") == len(ids) and f'title="{ids[0]}"' in markup
-    pane.export_button.save_png(str(tmp_path / "t.png"))
+    done(pane.export_button.save_png(str(tmp_path / "t.png")))
     from PySide6.QtGui import QImage
 
     image = QImage(str(tmp_path / "t.png"))
     assert image.width() >= 400 and image.height() > 20
+    done(pane.export_button.copy_html())
+    assert QGuiApplication.clipboard().mimeData().html().count("<span") == len(ids)
+    with qtbot.waitSignal(pane.session.error_posted) as failed:
+        pane.export_button.save_csv(str(tmp_path / "no-folder" / "t.csv"))
+    assert "no-folder" in failed.args[1]
 
 
 def test_missing_glyph_is_named(pane: TokensPane, qtbot: QtBot) -> None:

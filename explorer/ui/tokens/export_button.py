@@ -6,11 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QMimeData
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtGui import QAction, QFont, QGuiApplication, QImage
 from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
+from explorer.core.errors import ExplorerError
 from explorer.ui.session import Session
 from explorer.ui.tokens import export
+from explorer.ui.workers import Job
 
 
 class ExportButton(QToolButton):
@@ -33,55 +35,78 @@ class ExportButton(QToolButton):
             self.actions_by_key[key] = menu.addAction(label, slot)
         self.setMenu(menu)
 
-    def copy_ids(self) -> None:
-        if (state := self.state()) is not None:
-            QGuiApplication.clipboard().setText(export.ids_json(state))
-            self.session.status_posted.emit(f"Copied {len(state):,} ids as JSON")
+    # Each export is built on a worker (a 1 MB prompt has 356,000 tokens: a second of CSV), from a
+    # snapshot of the tokens taken now; the clipboard is set on the GUI thread when it is ready.
 
-    def copy_html(self) -> None:
-        if (state := self.state()) is not None:
-            data = QMimeData()
-            markup = export.tokens_html(state, self.session.dark, self.show_ids())
-            data.setHtml(markup)
-            data.setText(markup)
-            QGuiApplication.clipboard().setMimeData(data)
-            self.session.status_posted.emit("Copied the coloured tokens as HTML")
+    def copy_ids(self) -> Job | None:
+        return self._export("copying the ids", export.ids_json,
+                            lambda text, state: self._copy_text(text, f"Copied {len(state):,} ids as JSON"))
 
-    def save_html(self, path: str | None = None) -> None:
-        if (state := self.state()) is None:
-            return
+    def copy_html(self) -> Job | None:
+        dark, show_ids = self.session.dark, self.show_ids()
+        return self._export("copying the tokens as HTML", lambda state: export.tokens_html(state, dark, show_ids),
+                            lambda markup, _: self._copy_html(markup))
+
+    def save_html(self, path: str | None = None) -> Job | None:
         path = path or QFileDialog.getSaveFileName(self, "Save tokens as HTML", "tokens.html", "HTML (*.html)")[0]
-        if path:
-            self._write(path, "<!doctype html><meta charset='utf-8'>"
-                        + export.tokens_html(state, self.session.dark, self.show_ids()))
+        dark, show_ids = self.session.dark, self.show_ids()
+        return self._save(path, lambda state: "<!doctype html><meta charset='utf-8'>"
+                          + export.tokens_html(state, dark, show_ids))
 
-    def copy_png(self) -> None:
-        if (state := self.state()) is not None:
-            QGuiApplication.clipboard().setImage(export.tokens_image(state, self.session.dark, self.session.font,
-                                                                     show_ids=self.show_ids()))
-            self.session.status_posted.emit("Copied the coloured tokens as an image")
+    def copy_png(self) -> Job | None:
+        dark, font, show_ids = self.session.dark, QFont(self.session.font), self.show_ids()
+        return self._export("drawing the tokens", lambda state: export.tokens_image(state, dark, font, show_ids=show_ids),
+                            lambda image, _: self._copy_image(image))
 
-    def save_png(self, path: str | None = None) -> None:
-        if (state := self.state()) is None:
-            return
+    def save_png(self, path: str | None = None) -> Job | None:
         path = path or QFileDialog.getSaveFileName(self, "Save tokens as PNG", "tokens.png", "PNG image (*.png)")[0]
-        if path:
-            image = export.tokens_image(state, self.session.dark, self.session.font, show_ids=self.show_ids())
-            if not image.save(path, "PNG"):
-                self.session.post_error("Could not save the image", f"{path}: could not be written")
+        dark, font, show_ids = self.session.dark, QFont(self.session.font), self.show_ids()
+        return self._save(path, lambda state: export.tokens_image(state, dark, font, show_ids=show_ids))
 
-    def save_csv(self, path: str | None = None) -> None:
-        if (state := self.state()) is None:
-            return
+    def save_csv(self, path: str | None = None) -> Job | None:
         path = path or QFileDialog.getSaveFileName(self, "Save tokens as CSV", "tokens.csv", "CSV (*.csv)")[0]
-        if path:
-            self._write(path, export.tokens_csv(state))
+        return self._save(path, export.tokens_csv)
 
-    def _write(self, path: str, text: str) -> None:
-        try:
-            with open(path, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-        except OSError as exc:
-            self.session.post_error("Could not save", f"{path}: {exc.strerror}")
-            return
-        self.session.status_posted.emit(f"Saved {path}")
+    def _export(self, name: str, build: Callable[[Any], Any], done: Callable[[Any, Any], None]) -> Job | None:
+        if (state := self.state()) is None:
+            return None
+        snapshot = state.snapshot()
+        job = self.session.workers.start_call(name, lambda: build(snapshot))
+        job.finished.connect(lambda result: done(result, snapshot))
+        job.failed.connect(lambda message: self.session.post_error("Could not export the tokens", message))
+        return job
+
+    def _save(self, path: str, build: Callable[[Any], Any]) -> Job | None:
+        """Build the export and write it to `path` on the worker; text is UTF-8, a QImage PNG."""
+        if not path:
+            return None
+
+        def built_and_written(state: Any) -> None:
+            content = build(state)
+            if isinstance(content, QImage):
+                if not content.save(path, "PNG"):
+                    raise ExplorerError(f"{path}: could not be written")
+                return
+            try:
+                with open(path, "w", encoding="utf-8", newline="") as handle:
+                    handle.write(content)
+            except OSError as exc:
+                raise ExplorerError(f"{path}: {exc.strerror or exc}") from None
+
+        return self._export(f"saving {path}", built_and_written,
+                            lambda _, __: self.session.status_posted.emit(f"Saved {path}"))
+
+    def _copy_text(self, text: str, message: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+        self.session.status_posted.emit(message)
+
+    def _copy_html(self, markup: str) -> None:
+        data = QMimeData()
+        data.setHtml(markup)
+        data.setText(markup)
+        QGuiApplication.clipboard().setMimeData(data)
+        self.session.status_posted.emit("Copied the coloured tokens as HTML")
+
+    def _copy_image(self, image: QImage) -> None:
+        QGuiApplication.clipboard().setImage(image)
+        self.session.status_posted.emit("Copied the coloured tokens as an image")
