@@ -18,7 +18,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -29,20 +28,11 @@ TICK_MS = 5
 
 def one_run(spec: str, before: str) -> dict[str, object]:
     """Switch from `before` to `spec` in the Merges pane of a new window; seconds to everything, and the stalls."""
-    from PySide6.QtCore import QSettings, QTimer
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtCore import QTimer
 
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.session import Session
-    from explorer.ui.settings import Settings
+    from gui_window import open_window
 
-    app = QApplication.instance() or QApplication([])
-    folder = tempfile.mkdtemp()
-    session = Session(Settings(QSettings(str(Path(folder) / "bench.ini"), QSettings.Format.IniFormat)))
-    window = MainWindow(session)
-    window.resize(1400, 900)
-    window.show()
-    window.show_pane("merges")
+    app, session, window = open_window("merges")
     pane = window.panes["merges"]
     session.load_tokenizer(before)  # as at start-up: a user who then picks another tokenizer
     settle = time.perf_counter() + 60

@@ -47,21 +47,12 @@ def cli_run(corpus: Path, vocab: int, pattern: str) -> tuple[float, float]:
 
 def gui_run(corpus: Path, vocab: int, pattern: str, mode: str, held_out: Path | None) -> dict[str, object]:
     """One training in the main window; returns seconds, longest stall and merges."""
-    from PySide6.QtCore import QSettings, QTimer
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtCore import QTimer
 
     from explorer.core.corpus_sources import Corpus, Source
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.session import Session
-    from explorer.ui.settings import Settings
+    from gui_window import open_window
 
-    app = QApplication.instance() or QApplication([])
-    folder = tempfile.mkdtemp()
-    session = Session(Settings(QSettings(str(Path(folder) / "bench.ini"), QSettings.Format.IniFormat)))
-    window = MainWindow(session)
-    window.resize(1400, 900)
-    window.show()
-    window.show_pane("training")
+    app, session, window = open_window("training")
     pane = window.panes["training"]
     session.set_corpus(Corpus((Source.for_path(corpus),),
                               held_out=Source.for_path(held_out) if held_out is not None else None))
