@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.incremental import unseen_ids
 from explorer.core.render import token_text
 from explorer.core.tokenizer import Tokenizer
 
@@ -62,7 +63,7 @@ class DisplayBuilder:
             self.painted = np.concatenate([self.painted, np.zeros(grow, np.int64)])
             for name in ("newline", "ends_cr", "starts_lf"):
                 setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow, bool)]))
-        for token_id in np.unique(ids[self.lengths[ids] < 0]).tolist():
+        for token_id in unseen_ids(ids, self.lengths):
             data = self.tokenizer.token_bytes(token_id)
             if self.show_ids:
                 text = f"{token_id}\n" if b"\n" in data else f"{token_id} "
