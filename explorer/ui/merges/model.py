@@ -48,6 +48,10 @@ COLUMNS: list[Column] = [
 COLUMN_INDEX = {column.title: index for index, column in enumerate(COLUMNS)}
 TOKEN_COLUMN = 1
 _NUMERIC = {"id", "length", "rank", "count", "seen"}
+_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, TOKEN_ID_ROLE, SORT_ROLE, Qt.ItemDataRole.TextAlignmentRole,
+                    Qt.ItemDataRole.FontRole, Qt.ItemDataRole.ToolTipRole})
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_CENTER = int(Qt.AlignmentFlag.AlignCenter)
 
 
 class VocabModel(QAbstractTableModel):
@@ -138,10 +142,15 @@ class VocabModel(QAbstractTableModel):
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
-        table = self.table
-        if table is None or not index.isValid() or not 0 <= index.row() < len(self.visible):
+        # A repaint asks each visible cell for a dozen roles: the ones this model never answers
+        # return before any lookup (4,000 calls per repaint, under the GIL, add up).
+        if role not in _ROLES:
             return None
-        row = int(self.visible[index.row()])
+        table = self.table
+        position = index.row()
+        if table is None or not 0 <= position < len(self.visible):
+            return None
+        row = int(self.visible[position])
         column = COLUMNS[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(table, row, column)
@@ -152,15 +161,11 @@ class VocabModel(QAbstractTableModel):
             return None if values is None else int(values[row])
         if role == Qt.ItemDataRole.TextAlignmentRole:
             if column.key in _NUMERIC:
-                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            if column.flag:
-                return int(Qt.AlignmentFlag.AlignCenter)
-            return None
-        if role == Qt.ItemDataRole.FontRole and column.key in ("token", "left", "right"):
-            return self.font
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(table, row)
-        return None
+                return _RIGHT
+            return _CENTER if column.flag else None
+        if role == Qt.ItemDataRole.FontRole:
+            return self.font if column.key in ("token", "left", "right") else None
+        return self._tooltip(table, row)  # ToolTipRole
 
     def _display(self, table: VocabTable, row: int, column: Column) -> str | None:
         key = column.key
