@@ -38,6 +38,7 @@ def run_gui(args: Sequence[str] = ()) -> int:
     from explorer.ui.session import Session
     from explorer.ui.settings import Settings
     from explorer.ui.theme import apply_theme, is_dark
+    from explorer.ui.tokens.export_button import release_clipboard
     from explorer.ui.tour import Tour, should_show
 
     measure = "--measure-startup" in args
@@ -71,6 +72,7 @@ def run_gui(args: Sequence[str] = ()) -> int:
     if measure:
         _quit_when_tokens_shown(app, window)
     session.load_tokenizer(settings.last_tokenizer or "o200k_base")
+    app.aboutToQuit.connect(release_clipboard)
     return int(app.exec())
 
 

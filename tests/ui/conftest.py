@@ -10,6 +10,14 @@ from PySide6.QtCore import QSettings
 
 from explorer.ui.session import Session
 from explorer.ui.settings import Settings
+from explorer.ui.tokens.export_button import release_clipboard
+
+
+@pytest.fixture(scope="session", autouse=True)
+def clipboard_released_at_exit(qapp: object) -> Iterator[None]:
+    """As the app does on quit (see release_clipboard): else a copied HTML crashes the exit."""
+    yield
+    release_clipboard()
 
 
 @pytest.fixture(autouse=True)

@@ -285,3 +285,27 @@ def test_show_ids_on_a_big_text_rebuilds_the_view_in_full(pane: TokensPane, qtbo
     pane.ids_button.click()
     qtbot.waitUntil(lambda: pane.main_lane.complete, timeout=30_000)
     assert pane.main_lane.view.toPlainText().startswith("Egg·or")
+
+
+def test_a_copied_html_does_not_crash_the_exit() -> None:
+    """A QMimeData made in Python and left on the clipboard segfaulted the process at exit."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("from PySide6.QtCore import QMimeData\n"
+              "from PySide6.QtWidgets import QApplication\n"
+              "app = QApplication([])\n"
+              "from explorer.ui.tokens.export_button import release_clipboard\n"
+              "data = QMimeData()\n"
+              "data.setHtml('<b>egg</b>')\n"
+              "data.setText('egg')\n"
+              "app.clipboard().setMimeData(data)\n"
+              "app.aboutToQuit.connect(release_clipboard)\n"
+              "from PySide6.QtCore import QTimer\n"
+              "QTimer.singleShot(0, app.quit)\n"
+              "app.exec()\n"
+              "assert app.clipboard().text() == 'egg'\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert done.returncode == 0, done.stderr[-500:]

@@ -100,7 +100,7 @@ class ExportButton(QToolButton):
         QGuiApplication.clipboard().setText(text)
         self.session.status_posted.emit(message)
 
-    def _copy_html(self, markup: str) -> None:
+    def _copy_html(self, markup: str) -> None:  # the mime data is Python-made: see release_clipboard
         data = QMimeData()
         data.setHtml(markup)
         data.setText(markup)
@@ -110,3 +110,17 @@ class ExportButton(QToolButton):
     def _copy_image(self, image: QImage) -> None:
         QGuiApplication.clipboard().setImage(image)
         self.session.status_posted.emit("Copied the coloured tokens as an image")
+
+
+def release_clipboard() -> None:
+    """Hand the clipboard's contents back to Qt before Python shuts down.
+
+    "Copy as HTML" gives the clipboard a QMimeData made in Python. Left there, Qt deletes it in
+    its own exit handlers, after Python has finalized, and the binding's clean-up of the Python
+    side crashes the process (a segfault at exit, seen in CI). Setting the same text again makes
+    the clipboard delete it now, while Python runs; only the HTML flavour is lost.
+    """
+    clipboard = QGuiApplication.clipboard()
+    data = clipboard.mimeData()
+    if data is not None and data.hasHtml():
+        clipboard.setText(data.text())
