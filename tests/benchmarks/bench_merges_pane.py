@@ -30,7 +30,7 @@ def one_run(spec: str, before: str) -> dict[str, object]:
     """Switch from `before` to `spec` in the Merges pane of a new window; seconds to everything, and the stalls."""
     from PySide6.QtCore import QTimer
 
-    from gui_window import open_window
+    from gui_window import SlowCollections, open_window
 
     app, session, window = open_window("merges")
     pane = window.panes["merges"]
@@ -56,23 +56,11 @@ def one_run(spec: str, before: str) -> dict[str, object]:
         gaps.append((last[0] - start, now - last[0], stage[0], cpu - last_cpu[0]))
         last[0], last_cpu[0] = now, cpu
 
-    import gc
-
-    collections: list[tuple[float, int, float]] = []  # (at, generation, ms) of slow garbage collections
-    gc_start = [0.0]
-
-    def on_gc(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            gc_start[0] = time.perf_counter()
-        elif time.perf_counter() - gc_start[0] > 0.01:
-            collections.append((round(gc_start[0] - start, 2), info["generation"],
-                                round((time.perf_counter() - gc_start[0]) * 1000)))
-
-    gc.callbacks.append(on_gc)
+    collections = SlowCollections()
     timer = QTimer()
     timer.setInterval(TICK_MS)
     timer.timeout.connect(tick)
-    start = time.perf_counter()
+    start = collections.origin = time.perf_counter()
     last[0], last_cpu[0] = start, time.thread_time()
     timer.start()
     session.load_tokenizer(spec)
@@ -98,7 +86,7 @@ def one_run(spec: str, before: str) -> dict[str, object]:
     result = {"seconds": seconds, "tokenizer_loaded": loaded_at, "max_stall_ms": max(g[1] for g in gaps) * 1000,
               "stalls_over_50ms": sum(g[1] > 0.05 for g in gaps),
               "worst": [(round(at, 2), round(gap * 1000), what, round(cpu * 1000)) for at, gap, what, cpu in worst],
-              "forest_seconds": pane.forest_seconds, "rows": table.rows, "slow_gc": collections[:8]}
+              "forest_seconds": pane.forest_seconds, "rows": table.rows, "slow_gc": collections.found[:8]}
     window.close()
     session.shutdown()
     return result

@@ -50,7 +50,7 @@ def gui_run(corpus: Path, vocab: int, pattern: str, mode: str, held_out: Path | 
     from PySide6.QtCore import QTimer
 
     from explorer.core.corpus_sources import Corpus, Source
-    from gui_window import open_window
+    from gui_window import SlowCollections, open_window
 
     app, session, window = open_window("training")
     pane = window.panes["training"]
@@ -89,24 +89,12 @@ def gui_run(corpus: Path, vocab: int, pattern: str, mode: str, held_out: Path | 
                               len(run.merges) if run is not None else 0))
         last[0] = now
 
-    import gc
-
-    collections: list[tuple[float, int, int]] = []  # (at, generation, ms) of garbage collections over 10 ms
-    gc_start = [0.0]
-
-    def on_gc(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            gc_start[0] = time.perf_counter()
-        elif time.perf_counter() - gc_start[0] > 0.01:
-            collections.append((round(gc_start[0] - start, 2), info["generation"],
-                                round((time.perf_counter() - gc_start[0]) * 1000)))
-
-    gc.callbacks.append(on_gc)
+    collections = SlowCollections()
     timer = QTimer()
     timer.setInterval(TICK_MS)
     timer.timeout.connect(tick)
     timer.start()
-    start = time.perf_counter()
+    start = collections.origin = time.perf_counter()
     last[0], last_cpu[0] = start, time.thread_time()
     cpu_start, child_cpu_start = time.process_time(), children_cpu()
     pane.start(thread=mode == "thread")
@@ -124,7 +112,7 @@ def gui_run(corpus: Path, vocab: int, pattern: str, mode: str, held_out: Path | 
               "gui_cpu_s": gui_cpu, "child_cpu_s": child_cpu, "merges": len(pane.model.merges),
               "stalls_over_50ms": sum(g > 0.05 for g in gaps), "ticks": len(gaps),
               "p99_gap_ms": sorted(gaps)[int(len(gaps) * 0.99)] * 1000, "long_gaps": long_gaps[:12],
-              "merge_stage_at": stage_at.get("merges"), "slow_gc": collections[:8]}
+              "merge_stage_at": stage_at.get("merges"), "slow_gc": collections.found[:8]}
     session.unsaved.clear()
     window.close()
     session.shutdown()
