@@ -213,15 +213,6 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
     return learned
 
 
-def hf_train(texts: Iterable[str], settings: TrainingSettings) -> list[Merge]:
-    """Hugging Face's BpeTrainer with our pipeline (Split isolated + ByteLevel, all 256 bytes).
-
-    Its merges come back in our id space: bytes are 0-255, each new token the next id (or the id
-    it already has, when two pairs make the same bytes). Counts are unknown (0).
-    """
-    return _hf_merges(_hf_fit(texts, settings))
-
-
 def _hf_fit(texts: Iterable[str], settings: TrainingSettings) -> Any:
     """A `tokenizers.Tokenizer` trained on `texts` with our pipeline."""
     from tokenizers import pre_tokenizers, trainers
@@ -237,6 +228,8 @@ def _hf_fit(texts: Iterable[str], settings: TrainingSettings) -> Any:
 
 
 def _hf_merges(tokenizer: Any) -> list[Merge]:
+    """Its merges in our id space: bytes are 0-255, each new token the next id (or the id it
+    already has, when two pairs make the same bytes). Counts are filled in by `merge_counts`."""
     vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
     id_of = {token: index for index, token in enumerate(vocab)}
     merges: list[Merge] = []
