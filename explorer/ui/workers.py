@@ -154,6 +154,7 @@ class Workers(QObject):
 
     job_started = Signal(object)
     job_ended = Signal(object)  # on the GUI thread, after the job's own last signal
+    _ended = Signal(object)  # from the job's thread: see _forget
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -210,8 +211,6 @@ class Workers(QObject):
         with self._lock:
             self._jobs.add(job)
         return job
-
-    _ended = Signal(object)
 
     def _forget(self, job: Job) -> None:
         """Called on the job's thread as it ends. The job is let go of on the GUI thread, after the
