@@ -134,6 +134,15 @@ def test_text_order_is_a_stable_sort(strings: list[str]) -> None:
     assert text_order(strings).tolist() == sorted(range(len(strings)), key=strings.__getitem__)
 
 
+def test_the_token_order_survives_the_merge_columns(tokenizer: BPE) -> None:
+    table = run(build_table(tokenizer))
+    by_token = table.order("token")
+    table.set_merges(run(table.compute_merges(tokenizer.forest)))
+    assert table.order("token") is by_token  # not sorted again
+    assert [int(r) for r in table.order("rank")][:3] == sorted(range(table.rows), key=lambda r: (
+        table.rank[r] == -1, table.rank[r], table.ids[r]))[:3]
+
+
 def test_text_order_merges_its_slices() -> None:
     import random
 
