@@ -1,0 +1,77 @@
+"""What every command of the command line shares: reading the input text, loading the tokenizer,
+and a progress bar on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TextIO
+
+from explorer.core.errors import ExplorerError
+from explorer.core.load import load_tokenizer
+from explorer.core.tokenizer import Tokenizer
+
+PROG = "tokenizer-explorer"
+
+
+class Progress:
+    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, stream: TextIO = sys.stderr, width: int = 30) -> None:
+        self.stream, self.width, self._last = stream, width, 0.0
+
+    def show(self, fraction: float, text: str, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last < 0.1:
+            return
+        self._last = now
+        fraction = min(max(fraction, 0.0), 1.0)
+        filled = int(fraction * self.width)
+        bar = "#" * filled + "-" * (self.width - filled)
+        self.stream.write(f"\r[{bar}] {fraction:6.1%} {text}\x1b[K")
+        self.stream.flush()
+
+    def done(self) -> None:
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def read_input(args: argparse.Namespace) -> str:
+    if args.text is not None:
+        return str(args.text)
+    if args.file is not None:
+        try:
+            with open(args.file, encoding="utf-8", newline="") as handle:
+                return handle.read()
+        except FileNotFoundError:
+            raise ExplorerError(f"{args.file}: no such file") from None
+        except UnicodeDecodeError as exc:
+            raise ExplorerError(f"{args.file}: not UTF-8 text (byte {exc.start}); convert it to UTF-8 first") from None
+        except OSError as exc:
+            raise ExplorerError(f"{args.file}: {exc.strerror}") from None
+    return sys.stdin.read()
+
+
+def add_input_arguments(parser: argparse.ArgumentParser, stdin: bool = True) -> None:
+    group = parser.add_mutually_exclusive_group(required=not stdin)
+    group.add_argument("--text", help="the text itself")
+    group.add_argument("--file", help="read the text from this UTF-8 file" + (" (default: stdin)" if stdin else ""))
+
+
+def load(args: argparse.Namespace, spec: str | None = None) -> Tokenizer:
+    return load_tokenizer(spec or args.tokenizer, pattern=args.pattern)
+
+
+def drain(generator, progress: Progress, label: str) -> object:  # type: ignore[no-untyped-def]
+    """Run a core generator of progress records to its end, showing a bar; return its value."""
+    while True:
+        try:
+            record = next(generator)
+        except StopIteration as stop:
+            progress.show(1.0, label, force=True)
+            progress.done()
+            return stop.value
+        done, total = getattr(record, "done", None), getattr(record, "total", None)
+        fraction = getattr(record, "fraction", None) or (done / total if done is not None and total else 0.0)
+        progress.show(fraction, label)
