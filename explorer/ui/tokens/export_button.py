@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QMimeData
-from PySide6.QtGui import QAction, QFont, QGuiApplication, QImage
+from PySide6.QtGui import QFont, QGuiApplication, QImage
 from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
 from explorer.core.errors import ExplorerError
@@ -25,14 +25,10 @@ class ExportButton(QToolButton):
         self.setText("Export")
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self)
-        self.actions_by_key: dict[str, QAction] = {}
-        for key, label, slot in [("ids", "Copy ids as JSON", self.copy_ids),
-                                 ("html", "Copy as HTML", self.copy_html),
-                                 ("save_html", "Save as HTML...", self.save_html),
-                                 ("png", "Copy as PNG", self.copy_png),
-                                 ("save_png", "Save as PNG...", self.save_png),
-                                 ("csv", "Save tokens as CSV...", self.save_csv)]:
-            self.actions_by_key[key] = menu.addAction(label, slot)
+        for label, slot in [("Copy ids as JSON", self.copy_ids), ("Copy as HTML", self.copy_html),
+                            ("Save as HTML...", self.save_html), ("Copy as PNG", self.copy_png),
+                            ("Save as PNG...", self.save_png), ("Save tokens as CSV...", self.save_csv)]:
+            menu.addAction(label, slot)
         self.setMenu(menu)
 
     # Each export is built on a worker (a 1 MB prompt has 356,000 tokens: a second of CSV), from a
