@@ -15,7 +15,10 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write to a temporary file beside `path`, then rename: a crash never leaves half a file."""
     target = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, temporary = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        fd, temporary = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:  # name the file asked for, not the temporary one
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)

@@ -39,6 +39,13 @@ BATCH_SECONDS = 0.04
 SWITCH_SECONDS = 0.0002
 
 
+def failure_message(exc: ExplorerError | OSError) -> str:
+    """One line for a person: 'out/table.csv: No such file or directory'."""
+    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
+
+
 def freeze_long_lived() -> None:
     """Leave what exists now (tokenizers, vocabulary tables, merge forests, the window) out of
     future garbage collections. A full collection holds the interpreter lock for as long as it
@@ -133,10 +140,10 @@ class _Runner(QRunnable):
                 job.cancelled.emit()
             else:
                 job.finished.emit(result)
-        except ExplorerError as exc:
+        except (ExplorerError, OSError) as exc:  # a file that cannot be written is no bug: say which
             if batch:
                 job.batch_ready.emit(batch)  # what came before the error still counts
-            job.failed.emit(str(exc))
+            job.failed.emit(failure_message(exc))
         except MemoryError:
             job.failed.emit(f"{job.name}: out of memory; try a smaller input")
         except Exception as exc:  # a bug: show it rather than lose it silently

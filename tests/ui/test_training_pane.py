@@ -153,7 +153,7 @@ def test_save_and_export(qtbot, session, pane: TrainingPane, tmp_path: Path) -> 
         pass
     with qtbot.waitSignal(session.error_posted) as failed:
         pane.result_box.save(str(tmp_path / "no-folder" / "bakery.json"))
-    assert "no-folder" in failed.args[1]
+    assert failed.args[1] == f"{tmp_path / 'no-folder' / 'bakery.json'}: No such file or directory"  # not the temporary file
     from tokenizers import Tokenizer
 
     hf = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))

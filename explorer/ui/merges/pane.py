@@ -436,14 +436,7 @@ class MergesPane(Pane):
             if not path:
                 return None
         rows = self.model.table_rows()
-
-        def write() -> int:
-            try:
-                return table.write_csv(path, rows)
-            except OSError as error:
-                raise ExplorerError(f"{path}: {error.strerror}") from None
-
-        job = self.session.workers.start_call("saving the table as CSV", write)
+        job = self.session.workers.start_call("saving the table as CSV", lambda: table.write_csv(path, rows))
         job.finished.connect(lambda written: self.session.status_posted.emit(f"Saved {written:,} rows to {path}"))
         job.failed.connect(lambda message: self.session.post_error("Could not save the CSV file", message))
         return job

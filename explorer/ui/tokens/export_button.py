@@ -83,11 +83,8 @@ class ExportButton(QToolButton):
                 if not content.save(path, "PNG"):
                     raise ExplorerError(f"{path}: could not be written")
                 return
-            try:
-                with open(path, "w", encoding="utf-8", newline="") as handle:
-                    handle.write(content)
-            except OSError as exc:
-                raise ExplorerError(f"{path}: {exc.strerror or exc}") from None
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(content)
 
         return self._export(f"saving {path}", built_and_written,
                             lambda _, __: self.session.status_posted.emit(f"Saved {path}"))

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from PySide6.QtWidgets import QFileDialog, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.core.bpe import BPE
-from explorer.core.errors import ExplorerError
 from explorer.core.formats import hf, own
 from explorer.ui.session import Session
 from explorer.ui.workers import Job
@@ -71,14 +70,7 @@ class ResultBox(QGroupBox):
         """Write on a worker (0.1 s for 30,000 merges, more for a big vocabulary), then say so."""
         tokenizer = self.tokenizer
         assert tokenizer is not None
-
-        def written() -> None:
-            try:
-                write(tokenizer, path)
-            except OSError as exc:
-                raise ExplorerError(f"{path}: {exc.strerror or exc}") from None
-
-        job = self.session.workers.start_call(f"saving {tokenizer.name}", written)
+        job = self.session.workers.start_call(f"saving {tokenizer.name}", lambda: write(tokenizer, path))
         job.finished.connect(lambda _: self._on_saved(tokenizer, path))
         job.failed.connect(lambda message: self.session.post_error(failure, message))
         return job
