@@ -39,6 +39,13 @@ BATCH_SECONDS = 0.04
 SWITCH_SECONDS = 0.0002
 
 
+def one_value(function: Callable[[], Any]) -> Generator[None, None, Any]:
+    """`function()` as a generator that yields nothing and returns its value: work with no
+    progress to report, in the form jobs take."""
+    return function()
+    yield
+
+
 def failure_message(exc: ExplorerError | OSError) -> str:
     """One line for a person: 'out/table.csv: No such file or directory'."""
     if isinstance(exc, OSError) and exc.filename and exc.strerror:
@@ -189,12 +196,7 @@ class Workers(QObject):
 
     def start_call(self, name: str, function: Callable[[], Any], key: str | None = None) -> Job:
         """Run `function()` off the GUI thread; its return value arrives through `finished`."""
-
-        def work() -> Generator[None, None, Any]:
-            return function()
-            yield  # a generator, as start() expects
-
-        return self.start(name, work, key)
+        return self.start(name, lambda: one_value(function), key)
 
     def start_process(self, name: str, function: Callable[..., Iterable[Any]], args: tuple[Any, ...] = (),
                       key: str | None = None, step_types: tuple[type, ...] = (object,)) -> ProcessJob:

@@ -23,7 +23,7 @@ from explorer.core.merges import MergeForest
 from explorer.core.occurrences import corpus_texts, count_occurrences
 from explorer.core.tokenizer import Tokenizer
 from explorer.core.vocab_filter import IMPOSSIBLE, SPECIAL, UNDECODABLE, UNREACHABLE, VocabTable, build_table
-from explorer.ui.workers import Job, Workers, freeze_long_lived
+from explorer.ui.workers import Job, Workers, freeze_long_lived, one_value
 
 KEY = "merges:"  # worker keys: a new tokenizer cancels the old jobs
 PAINT_FIRST_MS = 150  # let the table paint before the next stage competes for the lock
@@ -117,7 +117,7 @@ class VocabLoader(QObject):
             return  # another tokenizer since, or the forest is known already (screenshots)
         started = time.perf_counter()
         self._start("forest", "loading the merge forest",
-                    lambda: _no_progress(_ready_forest, tokenizer),
+                    lambda: one_value(lambda: _ready_forest(tokenizer)),
                     lambda forest: self._on_forest_done(tokenizer, forest, time.perf_counter() - started))
 
     def _on_forest_done(self, tokenizer: Tokenizer, forest: MergeForest | None, seconds: float) -> None:
@@ -227,12 +227,6 @@ def _ready_forest(tokenizer: Tokenizer) -> MergeForest | None:
     if forest is not None:
         forest.children(0)
     return forest
-
-
-def _no_progress(compute: Callable[[Tokenizer], Any], tokenizer: Tokenizer) -> Generator[None, None, Any]:
-    """A stage that reports no progress, as a generator like the others."""
-    return compute(tokenizer)
-    yield
 
 
 def _drain(progress: Iterator[Any]) -> Any:
