@@ -60,6 +60,12 @@ class Pane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._stack)
+        if hasattr(self, "set_text"):  # a pane that shows a text takes one sent from another pane
+            session.text_sent.connect(self._on_session_text_sent)
+
+    def _on_session_text_sent(self, pane: str, text: str) -> None:
+        if pane == self.name:
+            self.set_text(text)  # type: ignore[attr-defined]
 
     def set_content(self, widget: QWidget) -> None:
         self._stack.addWidget(widget)

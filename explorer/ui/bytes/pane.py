@@ -54,7 +54,6 @@ class BytesPane(Pane):
         self._build_shortcuts()
         self._apply_font(session.font)
         self._on_session_theme_changed(session.dark)
-        session.text_sent.connect(self._on_session_text_sent)
         session.tokenizer_changed.connect(lambda _: self.recompute())
         session.special_mode_changed.connect(lambda _: self.recompute())
         session.font_changed.connect(self._apply_font)
@@ -199,10 +198,6 @@ class BytesPane(Pane):
     def set_text(self, text: str) -> None:
         self.editor.setPlainText(text)
         self.recompute()
-
-    def _on_session_text_sent(self, pane: str, text: str) -> None:
-        if pane == self.name:
-            self.set_text(text)
 
     def recompute(self) -> None:
         """Describe the characters, encode, and restart the stream showing every token."""

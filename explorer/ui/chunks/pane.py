@@ -45,7 +45,6 @@ class ChunksPane(Pane):
         self._apply_font(session.font)
         self._on_session_theme_changed(session.dark)
         self._on_session_tokenizer_changed(session.tokenizer)
-        session.text_sent.connect(self._on_session_text_sent)
         session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
         session.special_mode_changed.connect(lambda _: self._start_tokens())
         session.font_changed.connect(self._apply_font)
@@ -143,10 +142,6 @@ class ChunksPane(Pane):
     def set_text(self, text: str) -> None:
         self.editor.setPlainText(text)
         self.refresh()
-
-    def _on_session_text_sent(self, pane: str, text: str) -> None:
-        if pane == self.name:
-            self.set_text(text)
 
     # Running patterns
 

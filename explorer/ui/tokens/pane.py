@@ -60,7 +60,6 @@ class TokensPane(Pane):
         session.special_mode_changed.connect(self._on_session_special_mode_changed)
         session.font_changed.connect(self._on_session_font_changed)
         session.theme_changed.connect(self._on_session_theme_changed)
-        session.text_sent.connect(self._on_session_text_sent)
         session.tokenizers_changed.connect(self._refill_compare_choices)
         self.set_content(self.content)
         remembered = session.settings.last_prompt
@@ -258,10 +257,6 @@ class TokensPane(Pane):
     def _on_session_theme_changed(self, dark: bool) -> None:
         for lane in self.lanes:
             lane.view.set_dark(dark)
-
-    def _on_session_text_sent(self, pane: str, text: str) -> None:
-        if pane == self.name:
-            self.set_text(text)
 
     def _warm_forest(self, tokenizer: Tokenizer) -> None:
         """Build the merge forest in the background (recovering it from tiktoken ranks takes seconds)."""
