@@ -160,3 +160,18 @@ def test_both_engines_agree_on_merges_and_special_ids(pattern: str, specials: tu
         assert summary.stopped_early == (summary.tokenizer.vocab_size < 300)
         results.append(([(m.left, m.right, m.new_id, m.token) for m in merges], summary.tokenizer.special_tokens))
     assert results[0] == results[1]
+
+
+def test_tokenizer_json_with_shared_ids_rebuilds_as_our_bpe() -> None:
+    """Ours exported, and HF's own trained file: a special token at a byte's or a merge's id stays
+    a model token, so the Merges view and re-export work and encode as tokenizers does."""
+    ours, _, hf = trained(ISSUE_TEXT + ADJACENT, 320, "cl100k", MIXED)
+    document = to_document(ours)
+    rebuilt = HFTokenizer.from_json(document, json.dumps(document), "t.json").as_bpe()
+    assert rebuilt.special_tokens == ours.special_tokens and to_document(rebuilt) == document
+    hf_file = HFTokenizer.from_json(json.loads(hf.to_str()), hf.to_str(), "hf.json")
+    assert hf_file.special_tokens["a"] == hf.token_to_id("a") == hf_file.as_bpe().encode("a", "plain")[0]
+    for text in PROBES:
+        for mode in ("allowed", "plain"):
+            hf.encode_special_tokens = mode == "plain"
+            assert hf_file.as_bpe().encode(text, mode) == hf.encode(text).ids == hf_file.encode(text, mode)
