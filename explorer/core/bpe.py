@@ -15,6 +15,7 @@ from functools import cached_property
 
 import regex
 
+from explorer.core.bytelevel import to_chars
 from explorer.core.errors import ExplorerError, SpecialTokenError
 from explorer.core.merges import MergeForest
 from explorer.core.pretokenize import Pretokenizer
@@ -123,6 +124,8 @@ class BPE(Tokenizer):
         self.counts = list(counts) if counts is not None else None  # training count of each merge
         self.special = SpecialTokens(special_tokens or {})
         for token, token_id in sorted(self.special.tokens.items(), key=lambda item: item[1]):
+            if token_id < len(self.vocab) and self.vocab[token_id] and to_chars(self.vocab[token_id]) == token:
+                continue  # a byte or merged token spelt like this special token: they share the id (train.py)
             self._set_bytes(token_id, token.encode("utf-8"))
         self.ignore_merges = ignore_merges
         self._cache = _ChunkCache(self.encode_bytes)
@@ -197,8 +200,15 @@ class BPE(Tokenizer):
         return list(data) if self.byte_ids is None else list(map(self.byte_ids.__getitem__, data))
 
     @cached_property
+    def special_only_ids(self) -> frozenset[int]:
+        """The ids of special tokens that are not also a byte or a merged token (a special token
+        spelt like one shares its id, as Hugging Face's trainer does; see train.py)."""
+        built = set(self._merged_by_rank).union(self.byte_ids if self.byte_ids is not None else range(256))
+        return frozenset(token_id for token_id in self.special.tokens.values() if token_id not in built)
+
+    @cached_property
     def _whole_tokens(self) -> dict[bytes, int]:
-        specials = set(self.special.tokens.values())
+        specials = self.special_only_ids
         return {data: token_id for token_id, data in enumerate(self.vocab) if data and token_id not in specials}
 
     def encode_bytes(self, data: bytes) -> list[int]:

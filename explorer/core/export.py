@@ -39,7 +39,7 @@ def export(tokenizer: Tokenizer, format: str, path: str | os.PathLike[str]) -> N
 def write_tiktoken(bpe: BPE, path: str | os.PathLike[str]) -> None:
     """Ranks are ids in a .tiktoken file, and tiktoken merges by rank; that only reproduces our
     merges if recovering them from the ranks gives them back, which we check first."""
-    special_ids = set(bpe.special_tokens.values())
+    special_ids = bpe.special_only_ids
     vocab = [b"" if token_id in special_ids else data for token_id, data in enumerate(bpe.vocab)]
     recovered = recover_merges(vocab)
     if recovered != bpe.merges:

@@ -227,7 +227,8 @@ class HFTokenizer(ListedVocabulary):
 
     @cached_property
     def _bpe(self) -> BPE:
-        special_ids = set(self.special_tokens.values())
+        model = self._document["model"].get("vocab") or {}  # a special token in it at its own id is a model token
+        special_ids = {token_id for token, token_id in self.special_tokens.items() if model.get(token) != token_id}
         model_vocab = [b"" if token_id in special_ids else data for token_id, data in enumerate(self._vocab)]
         return BPE(self.merges, self._pattern or NONE, self.special_tokens, self.name, source=self.source,
                    vocab=model_vocab, ignore_merges=bool(self._document["model"].get("ignore_merges")))

@@ -8,8 +8,20 @@ its `BpeTrainer` (same split pattern, all 256 bytes as the initial alphabet):
 3. repeatedly pop the most frequent pair from a lazy heap, merge it only in the chunks that hold
    it, and update the counts of the pairs around each merge.
 
-Ties are broken as Hugging Face does: the smaller pair of ids in its id space, where the 256
-byte characters are numbered in code-point order (see `bytelevel.hf_byte_order`).
+Ties are broken as Hugging Face does: the smaller pair of ids in its id space, where the special
+tokens come first, then the 256 byte characters in code-point order (see `bytelevel.hf_byte_order`).
+
+Special tokens are in the vocabulary from the start, as in Hugging Face: a merge whose token is
+spelt like a special token (`to_chars(bytes) == special`, e.g. `th` or `<|endoftext|>`) takes no
+new slot of `vocab_size`, sorts first on ties, and later merges build on it. Special strings in
+the training text are not split out: they are trained on like any other text, as HF does.
+
+Id layout (ours; `special_token_ids`): bytes are ids 0-255, each merge that makes new bytes the
+next id; a special token spelt like a byte or a merged token shares that id (one string, one id,
+as in a tokenizer.json), and the other special tokens follow the last merge. Hugging Face numbers
+the same tokens differently (specials, then bytes by code point, then merges), with the same
+vocabulary size and the same tokens sharing an id.
+
 Training yields one `Merge` record per merge, so callers can stream, step, pause and cancel.
 """
 
@@ -18,10 +30,10 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from explorer.core.bytelevel import hf_byte_order
+from explorer.core.bytelevel import from_chars, hf_byte_order
 from explorer.core.errors import TrainingError
 from explorer.core.pretokenize import Pretokenizer
 
@@ -109,18 +121,62 @@ class BpeTrainer:
         words = [list(chunk.encode("utf-8")) for chunk in self.chunk_counts]
         counts = list(self.chunk_counts.values())
         vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
-        yield from _learn_merges(words, counts, vocab, self.vocab_size - len(self.special_tokens))
+        yield from _learn_merges(words, counts, vocab, self.vocab_size, self.special_tokens)
+
+
+def spelt_specials(special_tokens: Iterable[str]) -> dict[bytes, str]:
+    """The bytes each special token stands for in a byte-level vocabulary (where `Ġ` is a space),
+    for the special tokens made only of byte characters: merges that make these bytes rebuild it."""
+    spelt: dict[bytes, str] = {}
+    for token in special_tokens:
+        try:
+            spelt[from_chars(token)] = token
+        except KeyError:  # a character outside the byte alphabet: no merge can make it
+            pass
+    return spelt
+
+
+def special_token_ids(merges: Iterable[Merge], special_tokens: Iterable[str]) -> dict[str, int]:
+    """Each special token's id: the id of the byte or merged token spelt the same, if there is
+    one (as Hugging Face's trainer gives them one id), else the next id after the last merge."""
+    specials = list(dict.fromkeys(special_tokens))
+    spelt = spelt_specials(specials)
+    ids = {spelt[bytes([b])]: b for b in range(BYTE_VOCAB) if bytes([b]) in spelt}
+    last = BYTE_VOCAB - 1
+    for merge in merges:
+        last = max(last, merge.new_id)
+        if merge.token in spelt:
+            ids.setdefault(spelt[merge.token], merge.new_id)
+    for token in specials:
+        if token not in ids:
+            last += 1
+            ids[token] = last
+    return {token: ids[token] for token in specials}
+
+
+def vocabulary_size(merges: Sequence[Merge], special_tokens: Iterable[str]) -> int:
+    """How many ids these merges and special tokens make (what training fills up to `vocab_size`)."""
+    return max([BYTE_VOCAB - 1, *(m.new_id for m in merges), *special_token_ids(merges, special_tokens).values()]) + 1
 
 
 _SHIFT = 21  # a pair (left, right) is the int left << _SHIFT | right: cheaper to hash than a tuple
 _MASK = (1 << _SHIFT) - 1
 
 
-def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes], target: int) -> Iterator[Merge]:
-    """The merge loop over distinct chunks `words` occurring `counts` times; grows `vocab` to `target`."""
-    # Tie-break keys: bytes in Hugging Face's code-point order, new tokens by id (always larger).
+def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes], vocab_size: int,
+                  special_tokens: Sequence[str] = ()) -> Iterator[Merge]:
+    """The merge loop over distinct chunks `words` occurring `counts` times, until `vocab` and the
+    special tokens not in it yet make `vocab_size` tokens."""
+    # Tie-break keys: special tokens first (negative), then bytes in Hugging Face's code-point
+    # order, then new tokens by id (always larger).
     key = list(hf_byte_order())
     id_of = {token: token_id for token_id, token in enumerate(vocab)}
+    place = {token: index - len(special_tokens) for index, token in enumerate(special_tokens)}
+    special_key = {data: place[token] for data, token in spelt_specials(special_tokens).items()}
+    for data, special in special_key.items():
+        if data in id_of:  # a one-byte special token is that byte
+            key[id_of[data]] = special
+    pending = len(special_tokens) - sum(data in id_of for data in special_key)  # specials not in `vocab` yet
 
     pair_counts: defaultdict[int, int] = defaultdict(int)
     where: defaultdict[int, set[int]] = defaultdict(set)
@@ -140,7 +196,7 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
     del where
 
     rank = 0
-    while len(vocab) < target and heap:
+    while len(vocab) + pending < vocab_size and heap:
         neg_count, key_left, key_right, _, pair, held = heapq.heappop(heap)
         count = pair_counts[pair]
         if -neg_count != count:
@@ -155,7 +211,11 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
             new_id = len(vocab)
             vocab.append(token)
             id_of[token] = new_id
-            key.append(new_id)
+            if token in special_key:  # rebuilds a special token: its slot and its place in the order
+                key.append(special_key[token])
+                pending -= 1
+            else:
+                key.append(new_id)
         new_high = new_id << _SHIFT
 
         # Merge in place, left to right, updating neighbour pairs exactly as HF's `Word::merge`

@@ -29,7 +29,7 @@ from explorer.core.errors import TrainingError
 from explorer.core.formats.hf import merge_pairs, training_pipeline
 from explorer.core.formats.own import from_merges
 from explorer.core.pretokenize import Pretokenizer
-from explorer.core.train import BYTE_VOCAB, BpeTrainer, Merge, check_vocab_size
+from explorer.core.train import BYTE_VOCAB, BpeTrainer, Merge, check_vocab_size, vocabulary_size
 
 Engine = Literal["builtin", "hf"]
 ENGINES: dict[str, str] = {"builtin": "built-in (streams every merge)",
@@ -49,6 +49,7 @@ class TrainingSettings:
 
     @property
     def target_merges(self) -> int:
+        """Merges that fill the vocabulary if none rebuilds a special token (each that does adds one)."""
         return max(0, self.vocab_size - BYTE_VOCAB - len(set(self.special_tokens)))
 
 
@@ -142,7 +143,7 @@ def run_training(corpus: Corpus, settings: TrainingSettings, name: str = "",
     reader = corpus.reader()
     if settings.engine == "hf":
         merges = yield from _run_hf(reader, settings, tracker)
-        summary = RunSummary(len(merges), len(merges) < settings.target_merges)
+        summary = RunSummary(len(merges), _stopped_early(merges, settings))
         return _with_tokenizer(summary, settings, name, metadata, merges)
     trainer = BpeTrainer(settings.vocab_size, settings.pattern, settings.special_tokens)
     for progress in trainer.add_texts(reader, every=COUNT_REPORT_CHARS):
@@ -156,8 +157,14 @@ def run_training(corpus: Corpus, settings: TrainingSettings, name: str = "",
     for merge in trainer.merges():
         learned.append(merge)
         yield Learned(merge, tracker.apply(merge.left, merge.right, merge.new_id) if tracker else -1)
-    summary = RunSummary(len(learned), len(learned) < settings.target_merges)
+    summary = RunSummary(len(learned), _stopped_early(learned, settings))
     return _with_tokenizer(summary, settings, name, metadata, learned)
+
+
+def _stopped_early(merges: list[Merge], settings: TrainingSettings) -> bool:
+    """The corpus ran out of pairs first. Not `len(merges) < target_merges`: a merge that rebuilds a
+    special token (or bytes another merge made) takes no slot, so a full run can have more merges."""
+    return vocabulary_size(merges, settings.special_tokens) < settings.vocab_size
 
 
 def _with_tokenizer(summary: RunSummary, settings: TrainingSettings, name: str, metadata: dict[str, Any] | None,
@@ -259,7 +266,10 @@ def merge_counts(model: Any, pattern: str, merges: list[Merge], texts: Iterable[
     size = max(ours.values()) + 1
     to_ours = np.full(encoder.get_vocab_size() + 1, -1, dtype=np.int64)
     for chars, hf_id in encoder.get_vocab().items():
-        to_ours[hf_id] = ours.get(from_chars(chars), -1)
+        try:
+            to_ours[hf_id] = ours.get(from_chars(chars), -1)
+        except KeyError:  # a special token with a character outside the byte alphabet: no merge makes it
+            pass
     final = np.zeros(size, dtype=np.int64)
     for batch in _batched(texts, MEASURE_BATCH):
         ids = np.fromiter(chain.from_iterable(e.ids for e in encoder.encode_batch_fast(batch, add_special_tokens=False)),

@@ -12,16 +12,26 @@ from typing import Any
 
 from explorer.core.bpe import BPE
 from explorer.core.bytelevel import from_chars, to_chars
+from explorer.core.errors import ExplorerError
 from explorer.core.files import write_atomic
 from explorer.core.pretokenize import NONE, Pretokenizer, hf_compatible
 
 
 def to_document(tokenizer: BPE) -> dict[str, Any]:
+    """The tokenizer.json of `tokenizer`. A tokenizer.json gives one string one id, model and added
+    tokens alike, so a special token spelt like a learned token must share its id (as our trainer
+    and Hugging Face's give it); a file where they differ is refused, not silently renumbered."""
     specials = tokenizer.special.tokens
-    special_ids = set(specials.values())
+    special_ids = tokenizer.special_only_ids
     vocab = {to_chars(data): token_id for token_id, data in enumerate(tokenizer.vocab)
              if token_id not in special_ids and data}
-    vocab.update(specials)
+    for token, token_id in specials.items():
+        if vocab.setdefault(token, token_id) != token_id:
+            raise ExplorerError(
+                f"the special token {token!r} (id {token_id}) is spelt like the learned token {vocab[token]}, and a "
+                f"tokenizer.json cannot give them two ids: Hugging Face tokenizers would read both as "
+                f"{vocab[token]}. Train it again (special tokens now share the id of a learned token spelt the "
+                "same) or export it as tiktoken or minbpe")
     merges = [f"{to_chars(tokenizer.vocab[left])} {to_chars(tokenizer.vocab[right])}"
               for left, right, _ in tokenizer.merges]
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}

@@ -14,7 +14,7 @@ from typing import Any
 from explorer.core.bpe import BPE
 from explorer.core.errors import ExplorerError, TokenizerFileError
 from explorer.core.files import read_json, write_atomic
-from explorer.core.train import Merge
+from explorer.core.train import Merge, special_token_ids
 
 FORMAT = "tokenizer-explorer"
 VERSION = 1
@@ -24,9 +24,8 @@ def from_merges(
     merges: list[Merge], pattern: str, special_tokens: Iterable[str] = (), name: str = "trained",
     metadata: dict[str, Any] | None = None,
 ) -> BPE:
-    """A tokenizer from training records; special tokens get the ids after the last merge."""
-    next_id = max([255, *(m.new_id for m in merges)]) + 1
-    specials = {token: next_id + i for i, token in enumerate(dict.fromkeys(special_tokens))}
+    """A tokenizer from training records, special tokens numbered as training does (`special_token_ids`)."""
+    specials = special_token_ids(merges, special_tokens)
     return BPE(((m.left, m.right, m.new_id) for m in merges), pattern, specials, name,
                counts=[m.count for m in merges], metadata=metadata)
 
