@@ -8,6 +8,7 @@ explorer/ui/pane.py) to show something worth a picture; without it, it shows its
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -42,6 +43,7 @@ def render_pane(pane_name: str, out: str, tokenizer: str | None = None, text: st
     from explorer.ui.settings import Settings
     from explorer.ui.theme import apply_theme
 
+    _drop_qt_noise()
     app = QApplication.instance() or QApplication(["tokenizer-explorer"])
     apply_theme(app, theme)  # type: ignore[arg-type]
     with tempfile.TemporaryDirectory() as folder:
@@ -65,6 +67,27 @@ def render_pane(pane_name: str, out: str, tokenizer: str | None = None, text: st
             raise ExplorerError(f"{out}: could not write the image")
         pane.close()
         return path
+
+
+# Warnings of the offscreen platform about what a window manager would do: not the user's business.
+_QT_NOISE = ("propagateSizeHints",)
+
+
+def _drop_qt_noise() -> None:
+    """Keep the command's output to its own lines: drop Qt's offscreen-platform noise, pass the rest on."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous = None
+
+    def handler(mode: object, context: object, message: str) -> None:
+        if any(noise in message for noise in _QT_NOISE):
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            sys.stderr.write(message + "\n")
+
+    previous = qInstallMessageHandler(handler)
 
 
 def _settle(app: object, session: object, timeout: float) -> None:
