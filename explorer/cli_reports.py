@@ -13,7 +13,7 @@ from explorer.core.audit import audit_vocabulary, seen_flags
 from explorer.core.compare import compare
 from explorer.core.corpus import CorpusFiles, expand_paths
 from explorer.core.errors import ExplorerError
-from explorer.core.files import check_output
+from explorer.core.files import check_output, display_path
 from explorer.core.occurrences import count_occurrences
 from explorer.core.render import token_text
 from explorer.core.tokenizer import Token, Tokenizer
@@ -118,7 +118,7 @@ def _cmd_screenshot(args: argparse.Namespace) -> int:
     check_output(args.out)
     text = read_input(args) if args.text is not None or args.file is not None else None
     path = render_pane(args.pane, args.out, args.tokenizer, text, parse_size(args.size), args.theme)
-    print(f"{PROG}: wrote {path}", file=sys.stderr)
+    print(f"{PROG}: wrote {display_path(path)}", file=sys.stderr)
     return 0
 
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from explorer.core.errors import ExplorerError
+from explorer.core.files import display_path, write_atomic
 
 PANE_NAMES = ("corpus", "training", "tokens", "merges", "chunks", "bytes")
 
@@ -34,7 +35,7 @@ def render_pane(pane_name: str, out: str, tokenizer: str | None = None, text: st
     if pane_name not in PANE_NAMES:
         raise ExplorerError(f"unknown pane {pane_name!r}; choose one of {', '.join(PANE_NAMES)}")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QSettings
+    from PySide6.QtCore import QBuffer, QIODevice, QSettings
     from PySide6.QtWidgets import QApplication
 
     from explorer.core.load import load_tokenizer
@@ -63,8 +64,11 @@ def render_pane(pane_name: str, out: str, tokenizer: str | None = None, text: st
         image = pane.grab()
         session.shutdown()
         path = Path(out)
-        if not image.save(str(path), "PNG"):
-            raise ExplorerError(f"{out}: could not write the image")
+        buffer = QBuffer()  # encoded here, written by Python: Qt would mangle a file name that is not UTF-8
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not image.save(buffer, "PNG"):
+            raise ExplorerError(f"{display_path(out)}: could not encode the image")
+        write_atomic(path, bytes(buffer.data()))
         pane.close()
         return path
 

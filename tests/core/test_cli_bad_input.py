@@ -312,3 +312,10 @@ def test_screenshot_prints_only_its_own_lines(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert result.stderr.splitlines() == [f"{PROG}: wrote {out}"]
     assert out.read_bytes().startswith(b"\x89PNG")
+
+
+def test_screenshot_to_a_name_that_is_not_utf8(tmp_path: Path) -> None:
+    out = os.fsencode(tmp_path) + b"/shot\xff.png"
+    result = run("screenshot", "--pane", "chunks", "--out", out, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 0 and one_line(result) == f"{PROG}: wrote {tmp_path}/shot\ufffd.png"
+    assert [p.name for p in tmp_path.iterdir()] == [os.fsdecode(b"shot\xff.png")]  # that name, not U+FFFD's bytes
