@@ -38,6 +38,11 @@ def binary_error(path: object, offset: int) -> CorpusError:
                        "give text files only")
 
 
+def line_too_long_error(path: object, number: int, where: str = "") -> CorpusError:
+    return CorpusError(f"{path}: line {number:,}{where} is longer than {MAX_LINE_BYTES >> 20} MB; a corpus is "
+                       "read one line at a time, so break the text into lines")
+
+
 def not_regular_reason(path: Path) -> str | None:
     """Why `path` is no file to read text from (a device, FIFO or socket would block or never
     end), or None for a regular file. Missing paths are the caller's business."""
@@ -74,9 +79,7 @@ def utf8_lines(handle: BinaryIO, path: object) -> Iterator[tuple[int, str]]:
         if nul >= 0:
             raise binary_error(path, offset + nul)
         if len(raw) == limit and not raw.endswith(b"\n"):
-            raise CorpusError(f"{path}: line {number:,} (at byte {offset:,}) is longer than "
-                              f"{MAX_LINE_BYTES >> 20} MB; a corpus is read one line at a time, so break "
-                              "the text into lines")
+            raise line_too_long_error(path, number, f" (at byte {offset:,})")
         offset += len(raw)
         yield len(raw), text
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from explorer.core.corpus import MAX_LINE_BYTES, Utf8LineError, not_regular_reason, utf8_lines
+from explorer.core.corpus import (
+    MAX_LINE_BYTES, Utf8LineError, line_too_long_error, not_regular_reason, utf8_lines)
 from explorer.core.errors import CorpusError
 
 SourceKind = Literal["file", "folder", "text", "jsonl", "csv"]
@@ -292,8 +293,7 @@ class CorpusReader:
                 carry = lines.pop()
                 number += len(lines)
                 if len(carry) > MAX_LINE_BYTES:
-                    raise CorpusError(f"{path}: line {number:,} is longer than {MAX_LINE_BYTES >> 20} MB; "
-                                      "a corpus is read one line at a time, so break the text into lines")
+                    raise line_too_long_error(path, number)
                 for line in lines:
                     yield line + "\n"
                 if not block:
