@@ -290,5 +290,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except OSError as exc:  # a file that could not be written after all: still one line
-        print(f"{PROG}: error: {display_path(exc.filename or '')}: {exc.strerror or exc}", file=sys.stderr)
+        where = f"{display_path(exc.filename)}: " if exc.filename else ""
+        print(f"{PROG}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
