@@ -27,7 +27,23 @@ def _process_age() -> float:
 _IMPORTED = time.perf_counter()
 
 
+def no_display_reason() -> str | None:
+    """Why the window cannot open here, or None. Without a display Qt aborts the process with
+    advice about xcb-cursor0 that does not help: say what is wrong and what to do instead."""
+    if sys.platform in ("win32", "darwin") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return ("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set); run a command "
+            "instead, e.g. tokenizer-explorer encode --tokenizer o200k_base --text hello "
+            "(tokenizer-explorer --help lists them), or log in with a desktop or X forwarding (ssh -X)")
+
+
 def run_gui(args: Sequence[str] = ()) -> int:
+    reason = no_display_reason()
+    if reason:
+        print(f"tokenizer-explorer: error: {reason}", file=sys.stderr)
+        return 1
     from PySide6.QtCore import QTimer
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication

@@ -11,13 +11,16 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from explorer import __version__
 from explorer.cli_io import PROG, Progress, add_input_arguments, load, read_input
 from explorer.cli_reports import add_screenshot_command, cmd_audit, cmd_compare
+from explorer.core.bpe import BPE
 from explorer.core.corpus import CorpusFiles, expand_paths
-from explorer.core.errors import ExplorerError
+from explorer.core.errors import ExplorerError, OutputFileError
 from explorer.core.export import EXPORT_FORMATS, export
+from explorer.core.files import check_output, display_path, rescue_paths, unused_path
 from explorer.core.formats import own
 from explorer.core.load import list_tokenizers
 from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer
@@ -28,6 +31,7 @@ from explorer.core.train import BpeTrainer, Merge
 def _cmd_train(args: argparse.Namespace) -> int:
     skipped: list[str] = []
     corpus = CorpusFiles(expand_paths(args.corpus, skipped))
+    check_output(args.out, corpus.files)  # now, not after an hour of training
     for message in skipped:
         print(f"{PROG}: {message}", file=sys.stderr)
     trainer = BpeTrainer(args.vocab_size, args.pattern, args.special)
@@ -41,30 +45,77 @@ def _cmd_train(args: argparse.Namespace) -> int:
     progress.done()
     target = args.vocab_size - len(trainer.special_tokens) - 256
     merges: list[Merge] = []
+    interrupted = False
     try:
         for merge in trainer.merges():
             merges.append(merge)
             if merge.rank % 64 == 0:
                 progress.show(len(merges) / max(target, 1), f"merge {len(merges):,}/{target:,} {merge.token!r}")
     except KeyboardInterrupt:
+        interrupted = True
         progress.done()
         print(f"{PROG}: cancelled after {len(merges):,} merges; saving what was learned", file=sys.stderr)
     else:
         progress.show(1.0, f"learned {len(merges):,} merges", force=True)
         progress.done()
+        if len(merges) < target:
+            print(f"{PROG}: stopped after {len(merges):,} of {target:,} merges: no pair of tokens is left to "
+                  f"merge in this corpus, so the vocabulary has {256 + len(trainer.special_tokens) + len(merges):,} "
+                  f"tokens, not {args.vocab_size:,} (a bigger corpus gives more)", file=sys.stderr)
     metadata = {
         "created_by": f"{PROG} {__version__}",
-        "corpus": [str(path) for path in corpus.files],
+        "corpus": [display_path(path) for path in corpus.files],
         "corpus_bytes": corpus.total_bytes,
         "vocab_size": args.vocab_size,
         "seconds": round(time.monotonic() - started, 2),
     }
     tokenizer = own.from_merges(merges, trainer.pretokenizer.regex, trainer.special_tokens,
-                                name=args.name or _stem(args.out), metadata=metadata)
-    own.save(tokenizer, args.out)
+                                name=args.name or _stem(display_path(args.out)), metadata=metadata)
+    saved = _save_trained(tokenizer, args.out, interrupted)
+    if saved is None:
+        return 1
     print(f"{PROG}: {len(merges):,} merges, vocabulary {tokenizer.vocab_size:,}, "
-          f"{time.monotonic() - started:.1f} s; saved {args.out}", file=sys.stderr)
-    return 0
+          f"{time.monotonic() - started:.1f} s; saved {display_path(saved)}", file=sys.stderr)
+    return 130 if interrupted else 0
+
+
+def _save_trained(tokenizer: BPE, out: str, interrupted: bool) -> Path | None:
+    """Save where asked, except that an interrupted run never replaces a file holding more merges
+    (that file is kept and the partial result goes beside it); if writing fails, the merges are
+    saved beside it, in the current folder or the temporary folder. Returns where, or None if the
+    result could only be rescued elsewhere."""
+    target = Path(out)
+    if interrupted and target.exists():
+        kept = _merges_in(target)
+        if kept is None or kept >= len(tokenizer.merges):
+            beside = unused_path(target.with_name(f"{target.stem}.partial{target.suffix}"))
+            had = "a file that is not one of our tokenizers" if kept is None else f"{kept:,} merges"
+            print(f"{PROG}: kept {display_path(target)} ({had}) rather than replace it with fewer; "
+                  f"the {len(tokenizer.merges):,} merges learned are saved to {display_path(beside)}", file=sys.stderr)
+            target = beside
+    try:
+        own.save(tokenizer, target)
+        return target
+    except OSError as exc:
+        problem = exc.strerror or str(exc)
+    for place in rescue_paths(target):
+        try:
+            own.save(tokenizer, place)
+        except OSError:
+            continue
+        print(f"{PROG}: error: could not write {display_path(target)} ({problem}); the "
+              f"{len(tokenizer.merges):,} merges are saved to {display_path(place)} instead", file=sys.stderr)
+        return None
+    raise OutputFileError(f"{display_path(target)}: could not be written ({problem}), nor anywhere else; "
+                          "the merges are lost")
+
+
+def _merges_in(path: Path) -> int | None:
+    """How many merges the tokenizer file at `path` holds, or None if it is not one of ours."""
+    try:
+        return len(own.load(path).merges)
+    except ExplorerError:
+        return None
 
 
 def _stem(path: str) -> str:
@@ -119,9 +170,10 @@ def _cmd_chunks(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    check_output(args.out, [args.tokenizer])
     tokenizer = load(args)
     export(tokenizer, args.format, args.out)
-    print(f"{PROG}: wrote {args.out}", file=sys.stderr)
+    print(f"{PROG}: wrote {display_path(args.out)}", file=sys.stderr)
     if args.format == "tiktoken":
         print(f"{PROG}: a .tiktoken file holds neither the pattern nor special tokens; load it with "
               f"--pattern {tokenizer.pretokenizer.name if tokenizer.pretokenizer else 'PATTERN'}", file=sys.stderr)
@@ -237,3 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a file that could not be written after all: still one line
+        where = f"{display_path(exc.filename)}: " if exc.filename else ""
+        print(f"{PROG}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1

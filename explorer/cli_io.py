@@ -8,6 +8,7 @@ import sys
 import time
 from typing import TextIO
 
+from explorer.core.corpus import read_text_file, read_utf8
 from explorer.core.errors import ExplorerError
 from explorer.core.load import load_tokenizer
 from explorer.core.tokenizer import Tokenizer
@@ -38,19 +39,26 @@ class Progress:
 
 
 def read_input(args: argparse.Namespace) -> str:
+    """The text of --text, --file or stdin, refused with the byte offset if it is not UTF-8 (for
+    every tokenizer alike: none of them silently turns bad bytes into U+FFFD)."""
     if args.text is not None:
-        return str(args.text)
+        return _argument_text(str(args.text))
     if args.file is not None:
-        try:
-            with open(args.file, encoding="utf-8", newline="") as handle:
-                return handle.read()
-        except FileNotFoundError:
-            raise ExplorerError(f"{args.file}: no such file") from None
-        except UnicodeDecodeError as exc:
-            raise ExplorerError(f"{args.file}: not UTF-8 text (byte {exc.start}); convert it to UTF-8 first") from None
-        except OSError as exc:
-            raise ExplorerError(f"{args.file}: {exc.strerror}") from None
-    return sys.stdin.read()
+        return read_text_file(args.file)
+    if sys.stdin.isatty():
+        print(f"{PROG}: reading the text from stdin; end it with Ctrl-D (Ctrl-Z Enter on Windows), "
+              "or give --text or --file", file=sys.stderr)
+    return read_utf8(sys.stdin.buffer, "stdin")
+
+
+def _argument_text(text: str) -> str:
+    """Python keeps the bytes of an argument that are not UTF-8 as lone surrogates: refuse them."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ExplorerError(f"--text is not valid UTF-8 (byte {len(text[:exc.start].encode('utf-8')):,}); use a "
+                            "UTF-8 terminal, or convert the text to UTF-8 first (for example with iconv)") from None
+    return text
 
 
 def add_input_arguments(parser: argparse.ArgumentParser, stdin: bool = True) -> None:

@@ -6,22 +6,24 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 
 from explorer.cli_io import PROG, Progress, drain, load, read_input
 from explorer.core.audit import audit_vocabulary, seen_flags
 from explorer.core.compare import compare
 from explorer.core.corpus import CorpusFiles, expand_paths
 from explorer.core.errors import ExplorerError
+from explorer.core.files import check_output, display_path
 from explorer.core.occurrences import count_occurrences
 from explorer.core.render import token_text
 from explorer.core.tokenizer import Token, Tokenizer
 from explorer.core.vocab_filter import shown_text
 
 
-def _pieces(tokens: list[Token], start: int, end: int) -> list[str]:
+def _pieces(tokens: list[Token], start: int, end: int, show: Callable[[bytes], str] = token_text) -> list[str]:
     """How one tokenizer cuts the characters start..end: the tokens that touch them, as the token
     view shows them (`·` for a space, `<E0 A4>` for part of a character)."""
-    return [token_text(t.bytes) for t in tokens if t.start < end and t.end > start]
+    return [show(t.bytes) for t in tokens if t.start < end and t.end > start]
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -46,15 +48,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"{row['spec']:<{width}}  {row['tokens']:>8,}  {row['bytes_per_token']:>11.2f}  "
               f"{row['chars_per_token']:>11.2f}")
     print(f"token boundaries differ in {len(differences):,} place{'s' if len(differences) != 1 else ''}")
-    for difference in differences[: args.limit]:
-        cuts = "   ".join("|".join(pieces) for pieces in difference["pieces"])  # type: ignore[attr-defined]
-        print(f"  {difference['start']}-{difference['end']} {difference['text']!r}: {cuts}")
+    for start, end in spans[: args.limit]:  # one row each: `↵` for a newline, never a line break
+        cuts = "   ".join("|".join(_pieces(r.tokens, start, end, shown_text)) for r in readings)
+        print(f"  {start}-{end} {text[start:end]!r}: {cuts}")
     if len(differences) > args.limit:
         print(f"  ... and {len(differences) - args.limit:,} more (--limit, or --json for all)")
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    corpus = CorpusFiles(expand_paths(args.corpus)) if args.corpus else None  # a missing file: say so first
     tokenizer = load(args)
     progress = Progress()
     audit = drain(audit_vocabulary(tokenizer), progress, "auditing the vocabulary")
@@ -63,8 +66,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         "impossible_bytes": audit.impossible, "special": audit.special,  # type: ignore[attr-defined]
     }
     corpus_summary: dict[str, object] | None = None
-    if args.corpus:
-        corpus = CorpusFiles(expand_paths(args.corpus))
+    if corpus is not None:
         counts = drain(count_occurrences(tokenizer, corpus), progress, "encoding the corpus")
         never, rare = seen_flags(counts, audit.special, args.rare)  # type: ignore[arg-type, attr-defined]
         never = {i for i in never if _exists(tokenizer, i)}
@@ -113,9 +115,10 @@ def _shown(tokenizer: Tokenizer, token_id: int) -> str:
 def _cmd_screenshot(args: argparse.Namespace) -> int:
     from explorer.ui.screenshot import parse_size, render_pane  # Qt only for this command
 
+    check_output(args.out)
     text = read_input(args) if args.text is not None or args.file is not None else None
     path = render_pane(args.pane, args.out, args.tokenizer, text, parse_size(args.size), args.theme)
-    print(f"{PROG}: wrote {path}", file=sys.stderr)
+    print(f"{PROG}: wrote {display_path(path)}", file=sys.stderr)
     return 0
 
 

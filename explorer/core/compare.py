@@ -98,7 +98,10 @@ def boundary_differences(text: str, boundaries: Sequence[set[int]]) -> list[tupl
     for cut in sorted(differing):
         i = bisect.bisect_right(shared_sorted, cut)
         low, high = shared_sorted[i - 1], shared_sorted[min(i, len(shared_sorted) - 1)]
-        span = (offsets[low], offsets[min(high, len(offsets) - 1)])
+        high = min(high, len(offsets) - 1)
+        # A shared cut inside a character still ends the span after that character, so a
+        # difference inside one emoji is that emoji, not an empty span.
+        span = (offsets[low], offsets[high - 1] + 1 if high > low else offsets[high])
         if spans and span[0] <= spans[-1][1]:
             spans[-1] = (spans[-1][0], max(spans[-1][1], span[1]))
         else:

@@ -2,24 +2,126 @@
 
 Lines keep their endings unchanged (`\\r\\n` stays) and are split on `\\n` only, exactly as
 Hugging Face tokenizers' `Tokenizer.train(files)` reads files, so both see the same texts.
+Whatever is not text is refused when it is met, with its byte offset: a device or FIFO (which
+would never end), a NUL byte anywhere, invalid UTF-8, a line too long to be a line.
 """
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from explorer.core.errors import CorpusError
 
 _SNIFF = 8192
+BLOCK_BYTES = 1 << 20
+MAX_LINE_BYTES = 1 << 24  # 16 MiB: a longer "line" is a file without line breaks, or not text
+
+
+class Utf8LineError(CorpusError):
+    """A line that is not valid UTF-8: its number, and the offset of the bad byte in the file."""
+
+    def __init__(self, path: str, line: int, offset: int, in_line: int) -> None:
+        self.path, self.line, self.offset = path, line, offset
+        super().__init__(f"{path}: line {line:,} is not valid UTF-8 (byte {in_line:,} of the line, "
+                         f"{offset:,} of the file); convert the file to UTF-8 first (for example with iconv)")
+
+
+def binary_error(path: object, offset: int) -> CorpusError:
+    return CorpusError(f"{path}: looks like a binary file (a NUL byte at byte {offset:,}); "
+                       "give text files only")
+
+
+def line_too_long_error(path: object, number: int, where: str = "") -> CorpusError:
+    return CorpusError(f"{path}: line {number:,}{where} is longer than {MAX_LINE_BYTES >> 20} MB; a corpus is "
+                       "read one line at a time, so break the text into lines")
+
+
+def not_regular_reason(path: Path) -> str | None:
+    """Why `path` is no file to read text from (a device, FIFO or socket would block or never
+    end), or None for a regular file. Missing paths are the caller's business."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return "not a regular file (a device, FIFO or socket); give a text file"
 
 
 def looks_binary(path: Path) -> bool:
-    """A NUL byte in the first 8 KB: images, archives, compiled files."""
+    """A NUL byte in the first 8 KB: images, archives, compiled files (a quick sniff for folders;
+    reading checks every byte)."""
     with path.open("rb") as handle:
         return b"\x00" in handle.read(_SNIFF)
+
+
+def utf8_lines(handle: BinaryIO, path: object) -> Iterator[tuple[int, str]]:
+    """(bytes, text) for each line of a binary file, split on b"\\n" with endings kept. A NUL
+    byte, invalid UTF-8 or a line over MAX_LINE_BYTES stops it with the place in the file."""
+    readline, limit = handle.readline, MAX_LINE_BYTES + 1
+    offset = 0
+    for number in itertools.count(1):
+        raw = readline(limit)
+        if not raw:
+            return
+        nul = raw.find(b"\x00")
+        try:  # decode up to a NUL first: whichever problem comes first in the file is reported
+            text = (raw if nul < 0 else raw[:nul]).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise Utf8LineError(str(path), number, offset + exc.start, exc.start) from None
+        if nul >= 0:
+            raise binary_error(path, offset + nul)
+        if len(raw) == limit and not raw.endswith(b"\n"):
+            raise line_too_long_error(path, number, f" (at byte {offset:,})")
+        offset += len(raw)
+        yield len(raw), text
+
+
+def read_text_file(path: str | os.PathLike[str]) -> str:
+    """A whole UTF-8 text file; a device or FIFO (which might never end) is refused unread."""
+    reason = not_regular_reason(Path(path))
+    if reason:
+        raise CorpusError(f"{path}: {reason}")
+    try:
+        with open(path, "rb") as handle:
+            return read_utf8(handle, path)
+    except IsADirectoryError:
+        raise CorpusError(f"{path}: is a folder; give a text file") from None
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise CorpusError(f"{path}: {exc.strerror or exc}") from None
+
+
+def read_utf8(handle: BinaryIO, name: object) -> str:
+    """All of a binary stream as text, read in blocks: a NUL byte or invalid UTF-8 is refused
+    with its byte offset as soon as it is met, not after reading everything."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    parts: list[str] = []
+    offset = 0  # of the block being decoded; the decoder may hold back the start of a character
+    try:
+        while block := handle.read(BLOCK_BYTES):
+            nul = block.find(b"\x00")
+            held = len(decoder.getstate()[0])
+            parts.append(decoder.decode(block if nul < 0 else block[:nul]))
+            if nul >= 0:
+                raise binary_error(name, offset + nul)
+            offset += len(block)
+            if len(block) < BLOCK_BYTES:  # a buffered read is short only at the end (a terminal's Ctrl-D)
+                break
+        held = len(decoder.getstate()[0])
+        parts.append(decoder.decode(b"", final=True))
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"{name}: not UTF-8 text (byte {offset - held + exc.start:,}); "
+                          "convert it to UTF-8 first (for example with iconv)") from None
+    return "".join(parts)
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]], skipped: list[str] | None = None) -> list[Path]:
@@ -36,6 +138,8 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]], skipped: list[str] | N
                     files.append(path)
         elif entry.is_file():
             files.append(entry)
+        elif entry.exists():
+            raise CorpusError(f"{entry}: {not_regular_reason(entry)}")
         else:
             raise CorpusError(f"{entry}: no such file or folder")
     return files
@@ -58,19 +162,11 @@ class CorpusFiles:
             yield from self._lines(path)
 
     def _lines(self, path: Path) -> Iterator[str]:
-        if looks_binary(path):
-            raise CorpusError(f"{path}: looks like a binary file (it contains NUL bytes); remove it from the corpus")
         try:
             handle = path.open("rb")
         except OSError as exc:
             raise CorpusError(f"{path}: {exc.strerror}") from None
         with handle:
-            for number, raw in enumerate(handle, start=1):
-                self.bytes_read += len(raw)
-                try:
-                    yield raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise CorpusError(
-                        f"{path}: line {number} is not valid UTF-8 (byte {exc.start} of the line); "
-                        "convert the file to UTF-8 first (for example with iconv)"
-                    ) from None
+            for size, text in utf8_lines(handle, path):
+                self.bytes_read += size
+                yield text

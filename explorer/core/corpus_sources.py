@@ -21,6 +21,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from explorer.core.corpus import (
+    MAX_LINE_BYTES, Utf8LineError, line_too_long_error, not_regular_reason, utf8_lines)
 from explorer.core.errors import CorpusError
 
 SourceKind = Literal["file", "folder", "text", "jsonl", "csv"]
@@ -127,7 +129,7 @@ class Source:
 
 def skip_reason(path: Path) -> str | None:
     """Why `path` cannot be read as text, or None if it can (or might: decoding tells later)."""
-    reason = NOT_TEXT.get(path.suffix.lower())
+    reason = NOT_TEXT.get(path.suffix.lower()) or not_regular_reason(path)
     if reason:
         return reason
     try:
@@ -155,7 +157,7 @@ def list_files(source: Source) -> tuple[list[Path], list[Skipped]]:
     if not root.exists():
         raise CorpusError(f"{root}: no such file or folder")
     if source.kind != "folder":
-        reason = None if source.kind in ("jsonl", "csv") else skip_reason(root)
+        reason = not_regular_reason(root) if source.kind in ("jsonl", "csv") else skip_reason(root)
         return ([], [Skipped(str(root), reason)]) if reason else ([root], [])
     files: list[Path] = []
     skipped: list[Skipped] = []
@@ -259,20 +261,20 @@ class CorpusReader:
             except NotUtf8Error as exc:
                 self.undecodable.append(exc)
                 self.skipped.append(Skipped(exc.path, str(exc).split(": ", 1)[1]))
+            except CorpusError as exc:  # binary after the first 8 KB, a line too long
+                self.skipped.append(Skipped(str(path), str(exc).split(": ", 1)[-1]))
             except OSError as exc:
                 self.skipped.append(Skipped(str(path), f"cannot be read ({exc.strerror or exc})"))
 
     def _utf8_lines(self, path: Path) -> Iterator[str]:
         """The fast path, and the command line's exact reading: binary lines split on b"\\n"."""
-        offset = 0
         with path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                self.bytes_read += len(raw)
-                try:
-                    yield raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise NotUtf8Error(str(path), "utf-8", number, offset + exc.start) from None
-                offset += len(raw)
+            try:
+                for size, text in utf8_lines(handle, path):
+                    self.bytes_read += size
+                    yield text
+            except Utf8LineError as exc:
+                raise NotUtf8Error(exc.path, "utf-8", exc.line, exc.offset) from None
 
     def _decoded_lines(self, path: Path, encoding: str, errors: str) -> Iterator[str]:
         """Any encoding: decode blocks incrementally, then split on "\\n" only, endings kept."""
@@ -290,6 +292,8 @@ class CorpusReader:
                 lines = text.split("\n")
                 carry = lines.pop()
                 number += len(lines)
+                if len(carry) > MAX_LINE_BYTES:
+                    raise line_too_long_error(path, number)
                 for line in lines:
                     yield line + "\n"
                 if not block:

@@ -60,3 +60,7 @@ class TokenizerFileError(ExplorerError):
 
 class CorpusError(ExplorerError):
     """A corpus source that cannot be read (missing, binary, not UTF-8)."""
+
+
+class OutputFileError(ExplorerError):
+    """A file to write that cannot be written where asked (a folder, a missing folder, an input)."""

@@ -1,14 +1,81 @@
-"""Small file helpers shared by every format: atomic writes and friendly read errors."""
+"""Small file helpers shared by every format: atomic writes, checks of where a file will be
+written (before the work that fills it), and friendly read errors."""
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from explorer.core.errors import TokenizerFileError
+from explorer.core.errors import OutputFileError, TokenizerFileError
+
+StrPath = str | os.PathLike[str]
+
+
+def display_path(path: StrPath) -> str:
+    """A path as text that can be printed or stored in JSON: bytes of a file name that are not
+    UTF-8 (Python keeps them as lone surrogates) become U+FFFD."""
+    return os.fsencode(path).decode("utf-8", errors="replace")
+
+
+def check_output(path: StrPath, inputs: Iterable[StrPath] = ()) -> None:
+    """Refuse, before any work, a file to write that would fail or destroy something: a folder,
+    a device or FIFO, a missing or read-only folder, or one of the `inputs` (also through a
+    symbolic link or another name of the same file)."""
+    target = Path(path)
+    shown = display_path(target)
+    if target.is_dir():
+        raise OutputFileError(f"{shown}: is a folder; name a file to write inside it")
+    if target.exists():
+        if not stat.S_ISREG(target.stat().st_mode):
+            raise OutputFileError(f"{shown}: not a regular file (a device, FIFO or socket); "
+                                  "name an ordinary file to write")
+        for source in inputs:
+            if _same_file(target, source):
+                also = "" if os.path.abspath(source) == os.path.abspath(target) else f" ({display_path(source)})"
+                raise OutputFileError(f"{shown}: is also an input{also}; writing it would destroy that input, "
+                                      "so name another file to write")
+    folder = target.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise OutputFileError(f"{shown}: the folder {display_path(folder)} {what}; create it or "
+                              "name a file in another folder")
+    try:  # the one sure test of writing there, for root and read-only file systems alike
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OutputFileError(f"{shown}: cannot write in the folder {display_path(folder)} "
+                              f"({exc.strerror or exc}); name a file in another folder") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+def _same_file(one: StrPath, other: StrPath) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:  # an input that has gone is not this file
+        return False
+
+
+def unused_path(path: StrPath) -> Path:
+    """`path`, or `name-2.ext`, `name-3.ext`... if it is taken: somewhere to save without replacing."""
+    target = Path(path)
+    number = 2
+    while target.exists():
+        target = Path(path).with_name(f"{Path(path).stem}-{number}{Path(path).suffix}")
+        number += 1
+    return target
+
+
+def rescue_paths(path: StrPath) -> list[Path]:
+    """Where to save work that could not be written to `path`: beside it, in the current folder,
+    then in the temporary folder (names not yet taken)."""
+    name = Path(path).name or "rescued"
+    places = [Path(path).parent, Path.cwd(), Path(tempfile.gettempdir())]
+    return [unused_path(folder / name) for folder in dict.fromkeys(places) if folder.is_dir()]
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:

@@ -8,11 +8,13 @@ explorer/ui/pane.py) to show something worth a picture; without it, it shows its
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from explorer.core.errors import ExplorerError
+from explorer.core.files import display_path, write_atomic
 
 PANE_NAMES = ("corpus", "training", "tokens", "merges", "chunks", "bytes")
 
@@ -33,7 +35,7 @@ def render_pane(pane_name: str, out: str, tokenizer: str | None = None, text: st
     if pane_name not in PANE_NAMES:
         raise ExplorerError(f"unknown pane {pane_name!r}; choose one of {', '.join(PANE_NAMES)}")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QSettings
+    from PySide6.QtCore import QBuffer, QIODevice, QSettings
     from PySide6.QtWidgets import QApplication
 
     from explorer.core.load import load_tokenizer
@@ -42,6 +44,7 @@ def render_pane(pane_name: str, out: str, tokenizer: str | None = None, text: st
     from explorer.ui.settings import Settings
     from explorer.ui.theme import apply_theme
 
+    _drop_qt_noise()
     app = QApplication.instance() or QApplication(["tokenizer-explorer"])
     apply_theme(app, theme)  # type: ignore[arg-type]
     with tempfile.TemporaryDirectory() as folder:
@@ -61,10 +64,34 @@ def render_pane(pane_name: str, out: str, tokenizer: str | None = None, text: st
         image = pane.grab()
         session.shutdown()
         path = Path(out)
-        if not image.save(str(path), "PNG"):
-            raise ExplorerError(f"{out}: could not write the image")
+        buffer = QBuffer()  # encoded here, written by Python: Qt would mangle a file name that is not UTF-8
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not image.save(buffer, "PNG"):
+            raise ExplorerError(f"{display_path(out)}: could not encode the image")
+        write_atomic(path, bytes(buffer.data()))
         pane.close()
         return path
+
+
+# Warnings of the offscreen platform about what a window manager would do: not the user's business.
+_QT_NOISE = ("propagateSizeHints",)
+
+
+def _drop_qt_noise() -> None:
+    """Keep the command's output to its own lines: drop Qt's offscreen-platform noise, pass the rest on."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous = None
+
+    def handler(mode: object, context: object, message: str) -> None:
+        if any(noise in message for noise in _QT_NOISE):
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            sys.stderr.write(message + "\n")
+
+    previous = qInstallMessageHandler(handler)
 
 
 def _settle(app: object, session: object, timeout: float) -> None:

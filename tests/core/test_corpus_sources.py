@@ -123,3 +123,30 @@ def test_stdlib_source_when_present() -> None:
         pytest.skip("no standard library sources on this machine")
     files, _ = list_files(source)
     assert any(p.name == "os.py" for p in files) and all(p.parent == Path(source.path) for p in files)
+
+
+def test_corpus_pane_skips_fifos_and_files_binary_after_the_first_8_kb(tmp_path: Path) -> None:
+    import os
+    fifo = tmp_path / "fifo.txt"
+    os.mkfifo(fifo)  # opening it to sniff would block the pane for ever
+    late = tmp_path / "late.txt"
+    late.write_bytes(b"text\n" * 4000 + b"\x00 and then binary\n")
+    good = tmp_path / "good.txt"
+    good.write_text("fine\n", encoding="utf-8")
+    import signal
+
+    def hung(*_: object) -> None:
+        raise TimeoutError("the reader blocked on the FIFO")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        reader = CorpusReader([Source.for_path(fifo), Source.for_path(late), Source.for_path(good)])
+        texts = list(reader)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert texts[-1] == "fine\n" and len(texts) == 4001  # the lines before the NUL, then the next source
+    reasons = {Path(s.path).name: s.reason for s in reader.skipped}
+    assert reasons["fifo.txt"].startswith("not a regular file")
+    assert "NUL byte at byte 20,000" in reasons["late.txt"]

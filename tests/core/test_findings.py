@@ -97,3 +97,8 @@ def test_audit_check_uses_the_audit_rules() -> None:
     verdict = F.audit_check(toy)
     assert verdict(258) is not None and verdict(258).startswith("unreachable")
     assert verdict(256) is None and verdict(0xFF) == "impossible in UTF-8"
+
+
+def test_a_difference_inside_one_character_is_that_character() -> None:
+    # Both cut the 4-byte emoji after byte 3, only one after byte 2: the span is the emoji, not empty.
+    assert boundary_differences("x\U0001f468", [{0, 1, 4, 5}, {0, 1, 3, 4, 5}]) == [(1, 2)]

@@ -1,0 +1,321 @@
+"""Bad input on the command line, as a hostile user gives it: each case must end in one clear
+line on stderr and a non-zero exit (or success with a warning), never a traceback or a hang,
+and must leave every input and every existing output file as it was.
+
+Every command runs as a subprocess with a timeout, so a hang fails instead of blocking.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from explorer.core.formats import own
+
+PROG = "tokenizer-explorer"
+TIMEOUT = 60
+
+
+def run(*args: str | bytes, stdin: bytes | None = None, env: dict[str, str] | None = None,
+        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run([sys.executable, "-m", "explorer", *args], input=stdin or b"", capture_output=True,
+                            timeout=TIMEOUT, env=env or dict(os.environ), cwd=cwd)
+    return subprocess.CompletedProcess(result.args, result.returncode, result.stdout.decode("utf-8", "replace"),
+                                       result.stderr.decode("utf-8", "replace"))
+
+
+def one_line(result: subprocess.CompletedProcess[str]) -> str:
+    """The one line a refusal prints, after checking it is one line and no traceback."""
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def snapshot(*paths: Path) -> dict[Path, tuple[int, int, bytes]]:
+    """Size, modification time and (for files under 1 MB) the bytes: the sparse 1 GB files stay unread."""
+    return {path: (path.stat().st_size, path.stat().st_mtime_ns,
+                   path.read_bytes() if path.stat().st_size < 1 << 20 else b"") for path in paths}
+
+
+def words_corpus(path: Path, words: int, seed: int = 13) -> Path:
+    """Seeded random words: many distinct chunks, so merges go on for a while."""
+    rng = random.Random(seed)
+    vocabulary = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(4, 12))) for _ in range(words)]
+    path.write_text("".join(" ".join(vocabulary[i:i + 12]) + "\n" for i in range(0, words, 12)) * 2,
+                    encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    path = tmp_path / "corpus.txt"
+    path.write_text("the quick brown fox jumps over the lazy dog\n" * 200, encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def existing(tmp_path: Path) -> Path:
+    """An output file that is already there and must survive a refusal."""
+    path = tmp_path / "existing.json"
+    path.write_text('{"keep": "me"}', encoding="utf-8")
+    return path
+
+
+def refused(args: tuple[str | bytes, ...], message: str, untouched: list[Path], **kwargs: object) -> str:
+    before = snapshot(*untouched)
+    result = run(*args, **kwargs)  # type: ignore[arg-type]
+    line = one_line(result)
+    assert result.returncode != 0
+    assert message in line, line
+    assert snapshot(*untouched) == before
+    return line
+
+
+# --out: checked before any work
+
+
+@pytest.mark.parametrize("command", ["train", "export"])
+def test_out_that_is_a_folder_or_in_a_missing_folder(tmp_path: Path, corpus: Path, command: str) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for out, message in [(folder, "is a folder"), (tmp_path / "missing" / "tok.json", "does not exist"),
+                         (Path("/dev/null"), "not a regular file")]:
+        args = (("train", "--vocab-size", "300", "--out", str(out), str(corpus)) if command == "train" else
+                ("export", "--tokenizer", "gpt2", "--format", "hf", "--out", str(out)))
+        started = time.monotonic()
+        refused(args, message, [corpus])
+        assert time.monotonic() - started < 30
+    assert list(folder.iterdir()) == [] and not (tmp_path / "missing").exists()
+
+
+def test_out_in_a_folder_that_cannot_be_written(tmp_path: Path, corpus: Path) -> None:
+    if os.geteuid() != 0:
+        folder = tmp_path / "read-only"
+        folder.mkdir()
+        folder.chmod(0o555)
+    elif Path("/sys").is_dir():
+        folder = Path("/sys")  # root may write anywhere except on a file system that refuses everyone
+    else:
+        pytest.skip("running as root without /sys: no folder here refuses a write")
+    refused(("train", "--vocab-size", "300", "--out", str(folder / "tok.json"), str(corpus)), "cannot write",
+            [corpus])
+
+
+def test_out_that_is_an_input(tmp_path: Path, corpus: Path) -> None:
+    link = tmp_path / "link.txt"
+    link.symlink_to(corpus)
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    inside = folder / "a.txt"
+    inside.write_text("hello there\n", encoding="utf-8")
+    for out, inputs in [(corpus, [corpus]), (link, [corpus]), (corpus, [link]), (inside, [folder])]:
+        refused(("train", "--vocab-size", "300", "--out", str(out), *map(str, inputs)), "is also an input",
+                [corpus, inside])
+    tokenizer = tmp_path / "tok.json"
+    assert run("train", "--vocab-size", "260", "--out", str(tokenizer), str(corpus)).returncode == 0
+    refused(("export", "--tokenizer", str(tokenizer), "--format", "hf", "--out", str(tokenizer)), "is also an input",
+            [tokenizer])
+
+
+def test_out_with_a_name_that_is_not_utf8(tmp_path: Path, corpus: Path) -> None:
+    out = os.fsencode(tmp_path) + b"/tok\xff.json"
+    result = run("train", "--vocab-size", "270", "--out", out, str(corpus))
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert own.load(os.fsdecode(out)).name == "tok\ufffd"
+
+
+# Ctrl-C, and a save that fails after training
+
+
+def _train_until_merging(args: list[str], cwd: Path) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen([sys.executable, "-m", "explorer", *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=cwd)
+    assert process.stderr is not None
+    seen = b""
+    deadline = time.monotonic() + TIMEOUT
+    while b"merge " not in seen:  # the progress bar has moved on from counting to merging
+        chunk = os.read(process.stderr.fileno(), 4096)
+        if not chunk or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"training never reached the merges: {seen[-500:]!r}")
+        seen += chunk
+    return process
+
+
+def _finish(process: subprocess.Popen[bytes]) -> tuple[int, str]:
+    try:
+        _, err = process.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
+    return process.returncode, err.decode("utf-8", "replace")
+
+
+def test_ctrl_c_keeps_an_existing_out_with_more_merges(tmp_path: Path) -> None:
+    corpus = words_corpus(tmp_path / "words.txt", 60_000)
+    out = tmp_path / "tok.json"
+    assert run("train", "--vocab-size", "20000", "--out", str(out), str(corpus)).returncode == 0
+    before = snapshot(out)
+    kept = len(own.load(out).merges)
+    process = _train_until_merging(["train", "--vocab-size", "400000", "--out", str(out), str(corpus)], tmp_path)
+    process.send_signal(signal.SIGINT)
+    code, err = _finish(process)
+    assert code != 0 and "Traceback" not in err, err
+    assert snapshot(out) == before
+    partial = tmp_path / "tok.partial.json"
+    learned = len(own.load(partial).merges)
+    assert 0 < learned < kept
+    assert f"kept {out} ({kept:,} merges)" in err and str(partial) in err
+
+
+def test_a_save_that_fails_after_training_is_saved_elsewhere(tmp_path: Path) -> None:
+    corpus = words_corpus(tmp_path / "words.txt", 60_000)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    process = _train_until_merging(["train", "--vocab-size", "400000", "--out", str(folder / "tok.json"),
+                                    str(corpus)], work)
+    folder.rmdir()  # the folder vanishes while training runs
+    process.send_signal(signal.SIGINT)
+    code, err = _finish(process)
+    assert code != 0 and "Traceback" not in err, err
+    rescued = work / "tok.json"
+    assert f"saved to {rescued} instead" in err
+    assert own.load(rescued).merges
+
+
+# Files that are not text files
+
+
+@pytest.mark.parametrize("command", ["encode", "train"])
+def test_devices_fifos_and_binary_files(tmp_path: Path, command: str) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    sparse = tmp_path / "zeros.bin"
+    with sparse.open("wb") as handle:
+        os.truncate(handle.fileno(), 1 << 30)  # 1 GB of NUL bytes that take no room on disk
+    late = tmp_path / "late.txt"
+    late.write_bytes(b"plain text here\n" * 512)  # 8 KB of text, then NUL bytes to 1 GB
+    os.truncate(late, 1 << 30)
+    cases = [(fifo, "not a regular file"), (Path("/dev/null"), "not a regular file"),
+             (Path("/dev/zero"), "not a regular file"), (Path("/dev/urandom"), "not a regular file"),
+             (sparse, "NUL byte at byte 0"), (late, "NUL byte at byte 8,192")]
+    for path, message in cases:
+        args = (("encode", "--tokenizer", "o200k_base", "--file", str(path)) if command == "encode" else
+                ("train", "--vocab-size", "300", "--out", str(tmp_path / "tok.json"), str(path)))
+        started = time.monotonic()
+        refused(args, message, [sparse, late])
+        assert time.monotonic() - started < 30
+    assert not (tmp_path / "tok.json").exists()
+
+
+def test_a_line_too_long_to_be_a_line(tmp_path: Path) -> None:
+    corpus = tmp_path / "one-line.txt"
+    corpus.write_bytes(b"word " * (17 << 18))  # 17 MB without a line break
+    refused(("train", "--vocab-size", "300", "--out", str(tmp_path / "tok.json"), str(corpus)),
+            "line 1 (at byte 0) is longer than 16 MB", [corpus])
+
+
+def test_invalid_utf8_in_text_and_stdin_for_every_tokenizer(tmp_path: Path, corpus: Path) -> None:
+    tokenizer = tmp_path / "tok.json"
+    assert run("train", "--vocab-size", "260", "--out", str(tokenizer), str(corpus)).returncode == 0
+    for spec in ("o200k_base", str(tokenizer)):
+        line = refused(("encode", "--tokenizer", spec, "--text", b"caf\xe9!"), "--text is not valid UTF-8", [])
+        assert "byte 3" in line
+        line = refused(("encode", "--tokenizer", spec), "stdin: not UTF-8 text (byte 3)", [], stdin=b"caf\xe9!")
+        assert "iconv" in line
+
+
+# Terminal behaviour and messages
+
+
+def test_encode_says_it_reads_a_terminal(tmp_path: Path) -> None:
+    primary, secondary = os.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "explorer", "encode", "--tokenizer", "o200k_base"],
+                               stdin=secondary, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(secondary)
+    try:
+        assert process.stderr is not None
+        seen = os.read(process.stderr.fileno(), 4096)  # blocks until it speaks: the timeout below ends a silence
+        os.write(primary, b"hello world\n\x04")
+        out, err = process.communicate(timeout=TIMEOUT)
+    finally:
+        process.kill()
+        os.close(primary)
+    assert b"reading the text from stdin" in seen and b"Ctrl-D" in seen
+    assert out.split() == [b"24912", b"2375", b"198"] and process.returncode == 0  # the line ends in "\n"
+    piped = run("encode", "--tokenizer", "o200k_base", stdin=b"hello world")
+    assert piped.stderr == "" and piped.stdout.split() == ["24912", "2375"]
+
+
+@pytest.fixture(autouse=True)
+def _no_hang(request: pytest.FixtureRequest) -> None:
+    """The terminal test reads stderr without a timeout: end the whole test after TIMEOUT seconds."""
+    if request.node.name != "test_encode_says_it_reads_a_terminal":
+        return
+
+    def stop(*_: object) -> None:
+        raise TimeoutError("encode said nothing about reading the terminal")
+
+    signal.signal(signal.SIGALRM, stop)
+    signal.alarm(TIMEOUT)
+    request.addfinalizer(lambda: signal.alarm(0))
+
+
+def test_audit_checks_the_corpus_before_the_vocabulary() -> None:
+    refused(("audit", "--tokenizer", "cl100k_base", "--corpus", "/no/such/corpus.txt"), "no such file or folder", [])
+
+
+def test_train_that_stops_short_says_so(corpus: Path, tmp_path: Path) -> None:
+    result = run("train", "--vocab-size", "5000", "--out", str(tmp_path / "tok.json"), str(corpus))
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    assert "stopped after 32 of 4,744 merges: no pair of tokens is left to merge" in result.stderr
+    assert "the vocabulary has 288 tokens, not 5,000" in result.stderr
+
+
+def test_compare_prints_one_escaped_row_per_difference() -> None:
+    text = "x\U0001f468 and\n\nnew lines\n"
+    result = run("compare", "--tokenizer", "gpt2", "--tokenizer", "cl100k_base", "--text", text)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    count = int(lines[3].split()[-2])
+    rows = lines[4:]
+    assert count >= 2 and len(rows) == count, result.stdout
+    assert rows[0].startswith("  1-2 '\U0001f468': ")  # the emoji, not an empty span
+    assert any("'\\n\\n'" in row and "\u21b5" in row for row in rows)
+    assert all(row.split(": ", 1)[1].strip() for row in rows)
+
+
+def test_the_window_without_a_display() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    if sys.platform in ("win32", "darwin"):
+        pytest.skip("Windows and macOS always have a display")
+    result = run(env=env)
+    assert result.returncode == 1
+    line = one_line(result)
+    assert "no display" in line and "tokenizer-explorer encode" in line
+
+
+def test_screenshot_prints_only_its_own_lines(tmp_path: Path) -> None:
+    out = tmp_path / "tokens.png"
+    result = run("screenshot", "--pane", "tokens", "--out", str(out), "--text", "hello",
+                 env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 0
+    assert result.stderr.splitlines() == [f"{PROG}: wrote {out}"]
+    assert out.read_bytes().startswith(b"\x89PNG")
+
+
+def test_screenshot_to_a_name_that_is_not_utf8(tmp_path: Path) -> None:
+    out = os.fsencode(tmp_path) + b"/shot\xff.png"
+    result = run("screenshot", "--pane", "chunks", "--out", out, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 0 and one_line(result) == f"{PROG}: wrote {tmp_path}/shot\ufffd.png"
+    assert [p.name for p in tmp_path.iterdir()] == [os.fsdecode(b"shot\xff.png")]  # that name, not U+FFFD's bytes
