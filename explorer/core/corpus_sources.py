@@ -179,6 +179,9 @@ def list_files(source: Source) -> tuple[list[Path], list[Skipped]]:
 def record_fields(path: str | os.PathLike[str], encoding: str = "utf-8", sample: int = 50) -> list[str]:
     """The fields of a JSON Lines file's first records (string values only), or a CSV file's header."""
     target = Path(path)
+    reason = not_regular_reason(target)
+    if reason:  # a FIFO named data.jsonl would block the reader forever
+        raise CorpusError(f"{target}: {reason}")
     kind = RECORD_SUFFIXES.get(target.suffix.lower())
     with target.open(encoding=encoding, errors="replace", newline="") as handle:
         if kind == "csv":

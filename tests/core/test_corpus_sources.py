@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -125,28 +129,39 @@ def test_stdlib_source_when_present() -> None:
     assert any(p.name == "os.py" for p in files) and all(p.parent == Path(source.path) for p in files)
 
 
+@contextmanager
+def fails_if_blocked(seconds: int = 20) -> Iterator[None]:
+    """A read that blocks (on a FIFO) fails the test instead of hanging the run."""
+    def hung(*_: object) -> None:
+        raise TimeoutError("the reader blocked on the FIFO")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def test_corpus_pane_skips_fifos_and_files_binary_after_the_first_8_kb(tmp_path: Path) -> None:
-    import os
     fifo = tmp_path / "fifo.txt"
     os.mkfifo(fifo)  # opening it to sniff would block the pane for ever
     late = tmp_path / "late.txt"
     late.write_bytes(b"text\n" * 4000 + b"\x00 and then binary\n")
     good = tmp_path / "good.txt"
     good.write_text("fine\n", encoding="utf-8")
-    import signal
-
-    def hung(*_: object) -> None:
-        raise TimeoutError("the reader blocked on the FIFO")
-
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(20)
-    try:
+    with fails_if_blocked():
         reader = CorpusReader([Source.for_path(fifo), Source.for_path(late), Source.for_path(good)])
         texts = list(reader)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
     assert texts[-1] == "fine\n" and len(texts) == 4001  # the lines before the NUL, then the next source
     reasons = {Path(s.path).name: s.reason for s in reader.skipped}
     assert reasons["fifo.txt"].startswith("not a regular file")
     assert "NUL byte at byte 20,000" in reasons["late.txt"]
+
+
+def test_record_fields_refuses_a_fifo_unread(tmp_path: Path) -> None:
+    fifo = tmp_path / "records.jsonl"
+    os.mkfifo(fifo)  # opening it would block until a writer comes
+    with fails_if_blocked(), pytest.raises(CorpusError, match="not a regular file"):
+        record_fields(fifo)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from explorer.core.corpus_sources import (
     DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, Source, record_fields, sample_sources, stdlib_source)
 from explorer.core.corpus_stats import SourceStats, scan_sources
+from explorer.core.errors import CorpusError
 from explorer.core.pretokenize import PATTERN_DESCRIPTIONS
 from explorer.ui.corpus.delegates import ScriptsDelegate, StatusDelegate
 from explorer.ui.corpus.efficiency_panel import EfficiencyPanel
@@ -182,7 +183,11 @@ class CorpusPane(Pane):
                 self.session.post_error("Not found", f"{path}: no such file or folder")
                 continue
             if target.is_file() and target.suffix.lower() in RECORD_SUFFIXES:
-                fields = record_fields(target)
+                try:
+                    fields = record_fields(target)
+                except (CorpusError, OSError) as exc:
+                    self.session.post_error("Cannot read", str(exc))
+                    continue
                 field = self.choose_field(target, fields)
                 if not field:
                     continue
