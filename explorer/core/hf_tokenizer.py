@@ -22,12 +22,10 @@ from explorer.core.bytelevel import from_chars
 from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
 from explorer.core.files import read_json
 from explorer.core.merges import MergeForest
-from explorer.core.pretokenize import NONE, Pretokenizer
+from explorer.core.pretokenize import BYTE_LEVEL, NONE, Pretokenizer
 from explorer.core.tokenizer import (VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, ListedVocabulary, SpecialMode, Token,
                                      UnsupportedView)
 
-# What `ByteLevel(use_regex=True)` splits with: the original GPT-2 pattern, as tokenizers has it.
-BYTE_LEVEL_REGEX = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 _BATCH = 8  # windows per encode_batch call (encoded in parallel, at most 512 KB)
 
@@ -265,7 +263,7 @@ def _pattern_of(document: dict[str, Any]) -> tuple[str | None, str | None]:
     pre = document.get("pre_tokenizer") or {}
     steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
     if len(steps) == 1 and steps[0].get("type") == "ByteLevel":
-        pattern = BYTE_LEVEL_REGEX if steps[0].get("use_regex", True) else NONE
+        pattern = BYTE_LEVEL if steps[0].get("use_regex", True) else NONE
         byte_level = steps[0]
     elif (len(steps) == 2 and steps[0].get("type") == "Split" and steps[1].get("type") == "ByteLevel"
           and "Regex" in (steps[0].get("pattern") or {}) and str(steps[0].get("behavior")).lower() == "isolated"

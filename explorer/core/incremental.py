@@ -218,9 +218,9 @@ class TokenizedText:
         self._facts: TokenFacts | None = None
         self._finder = special_finder(tokenizer)
         self._longest_special = max(map(len, tokenizer.special_tokens), default=0)
-        pattern = getattr(tokenizer.pretokenizer, "regex", "")
-        # Look-behind would let an edit change chunks before it; such patterns re-encode in full.
-        self.incremental = tokenizer.pretokenizer is not None and "(?<" not in pattern
+        # Re-chunking near an edit is sound for windowed patterns only (see Pretokenizer.windowed):
+        # a custom one could change chunks far from the edit, so it re-encodes in full.
+        self.incremental = tokenizer.pretokenizer is not None and tokenizer.pretokenizer.windowed
         if text:
             self.extend_all(encode_stream(tokenizer, text, mode), text)
 
