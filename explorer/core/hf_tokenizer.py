@@ -22,9 +22,9 @@ from explorer.core.bytelevel import from_chars
 from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
 from explorer.core.files import read_json
 from explorer.core.merges import MergeForest
-from explorer.core.pretokenize import BYTE_LEVEL, NONE, Pretokenizer
+from explorer.core.pretokenize import BYTE_LEVEL, NONE, WINDOW, Pretokenizer
 from explorer.core.tokenizer import (VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, ListedVocabulary, SpecialMode, Token,
-                                     UnsupportedView)
+                                     UnsupportedView, tokens_from_ids)
 
 
 _BATCH = 8  # windows per encode_batch call (encoded in parallel, at most 512 KB)
@@ -109,25 +109,59 @@ class HFTokenizer(ListedVocabulary):
         return [token_id for _, encoding in self._encodings(text, special) for token_id in encoding.ids]
 
     def encode_tokens(self, text: str, special: SpecialMode = "disallowed") -> list[Token]:
-        if self.byte_level:
-            return super().encode_tokens(text, special)
-        # Strings, not bytes: spans come from the library's offsets.
+        """Tokens with character spans into `text`.
+
+        Byte-level tokens whose bytes spell the text get exact spans from their bytes. Where they
+        do not (a normalizer changed the text, ByteLevel added a prefix space), spans are
+        tokenizers' offsets: the characters of `text` each token's characters came from, so a
+        token of NFC-composed or lowercased text spans the original characters. The prefix
+        space is not in the text: tokenizers aligns it with the character after it; a token
+        that is only that space gets an empty span there.
+        """
         specials = set(self.special_tokens.values()) if special != "plain" else set()
+        if self.byte_level:
+            ids = self.encode(text, special)
+            if join_token_bytes(self._vocab, ids) == text.encode("utf-8", errors="surrogatepass"):
+                return tokens_from_ids(ids, self.token_bytes, specials if special == "allowed" else set())
+            encodings = self._encodings(text, special, whole=True)  # offsets into the original text
+        else:
+            encodings = self._encodings(text, special)  # strings, not bytes: spans from the offsets
         byte_at = _byte_offsets(text)
         tokens: list[Token] = []
-        for shift, encoding in self._encodings(text, special):
-            for token_id, (start, end) in zip(encoding.ids, encoding.offsets):
+        for shift, encoding in encodings:
+            datas = [self._vocab[token_id] for token_id in encoding.ids]
+            for index, (token_id, data, (start, end)) in enumerate(zip(encoding.ids, datas, encoding.offsets)):
                 start, end = start + shift, end + shift
-                tokens.append(Token(token_id, self._vocab[token_id], start, end, byte_at[start], byte_at[end],
-                                    token_id in specials))
+                cuts_start = cuts_end = False
+                if self.byte_level:
+                    if data == b" " and text[start:end] != " ":
+                        end = start  # the prefix space ByteLevel added
+                    cuts_start = bool(data) and 0x80 <= data[0] < 0xC0
+                    following = datas[index + 1] if index + 1 < len(datas) else b""
+                    cuts_end = bool(following) and 0x80 <= following[0] < 0xC0
+                tokens.append(Token(token_id, data, start, end, byte_at[start], byte_at[end], token_id in specials,
+                                    cuts_start, cuts_end))
         return tokens
 
-    def _encodings(self, text: str, special: SpecialMode) -> list[tuple[int, tokenizers.Encoding]]:
+    def _encodings(self, text: str, special: SpecialMode, whole: bool = False
+                   ) -> list[tuple[int, tokenizers.Encoding]]:
         """(character offset, Encoding) per window. `encode_batch` lets go of the interpreter lock
-        (plain `encode` holds it: 6.5 s for 10 MB), and windows keep each result small."""
+        (plain `encode` holds it: 6.5 s for 10 MB), and windows keep each result small.
+
+        Windows are cut in the normalized text, where the pre-tokenizer runs, and encoded by a
+        copy without the normalizer; their offsets are then into the normalized text. With
+        `whole`, the text is encoded in one piece by the file's own pipeline, so offsets are
+        into `text`.
+        """
         self._special.check(text, special)  # raises in "disallowed" mode
         library = self._plain if special == "plain" else self._hf
-        windows = self._windows(text, special)
+        windows = [text]
+        if not whole and self.pretokenizer is not None and self.pretokenizer.windowed and len(text) > 2 * WINDOW:
+            normalized = self._normalized(text, special)
+            if normalized is not None:
+                windows = self._windows(normalized)
+                if self._hf.normalizer is not None:
+                    library = self._bare_plain if special == "plain" else self._bare
         encodings: list[tokenizers.Encoding] = []
         for group in range(0, len(windows), _BATCH):  # results are converted holding the lock: keep them small
             encodings += library.encode_batch(windows[group:group + _BATCH], add_special_tokens=False)
@@ -137,15 +171,52 @@ class HFTokenizer(ListedVocabulary):
             position += len(window)
         return list(zip(shifts, encodings))
 
-    def _windows(self, text: str, special: SpecialMode) -> list[str]:
+    def _normalized(self, text: str, special: SpecialMode) -> str | None:
+        """`text` as the pre-tokenizer sees it: tokenizers first cuts out the added tokens that
+        are matched before normalization (`"normalized": false`), then normalizes each piece
+        between them on its own. None where a copy without the normalizer could not find the
+        same added tokens in the result (normalizing made a new one), or where added tokens
+        strip or match whole words, which we do not mimic."""
+        normalizer = self._hf.normalizer
+        if normalizer is None:
+            return text
+        if self._unmimicked_added:
+            return None
+        cutters = self._cut_before_normalizing[special == "plain"]
+        found = cutters.find(text)
+        parts: list[str] = []
+        expected: list[tuple[int, int, str]] = []
+        position = length = 0
+        for start, end, token in found:
+            parts.append(normalizer.normalize_str(text[position:start]))
+            length += len(parts[-1])
+            expected.append((length, length + len(token), token))
+            parts.append(token)
+            length += len(token)
+            position = end
+        parts.append(normalizer.normalize_str(text[position:]))
+        normalized = "".join(parts)
+        return normalized if cutters.find(normalized) == expected else None
+
+    @cached_property
+    def _cut_before_normalizing(self) -> tuple[SpecialTokens, SpecialTokens]:
+        """Added tokens matched before normalization: (in every mode, in "plain" mode, where
+        special tokens are read as text)."""
+        added = [t for t in self._document.get("added_tokens") or [] if not t.get("normalized", not t.get("special"))]
+        return (SpecialTokens({t["content"]: t["id"] for t in added}),
+                SpecialTokens({t["content"]: t["id"] for t in added if not t.get("special")}))
+
+    @cached_property
+    def _unmimicked_added(self) -> bool:
+        return any(t.get(option) for t in self._document.get("added_tokens") or []
+                   for option in ("lstrip", "rstrip", "single_word"))
+
+    def _windows(self, text: str) -> list[str]:
         """Windows cut between chunks and never inside an added token (see Pretokenizer.windows).
 
-        Only for byte-level BPE split by a regex we run, with no normalizer that could look
-        across a cut; anything else (Metaspace prefixes, BERT normalization) is encoded whole.
+        Only for byte-level BPE split by a regex we run; anything else (Metaspace prefixes,
+        BERT pre-tokenization) is encoded whole.
         """
-        normalizer = (self._document.get("normalizer") or {}).get("type")
-        if self.pretokenizer is None or normalizer not in (None, "NFC"):
-            return [text]
         found = self._added.find(text)
         starts = [start for start, _, _ in found]
 
@@ -155,7 +226,7 @@ class HFTokenizer(ListedVocabulary):
 
         windows: list[str] = []
         position = 0
-        for window in self.pretokenizer.windows(text):
+        for window in self.pretokenizer.windows(text):  # type: ignore[union-attr]
             if windows and inside_added_token(position):
                 windows[-1] += window
             else:
@@ -166,8 +237,22 @@ class HFTokenizer(ListedVocabulary):
     @cached_property
     def _plain(self) -> tokenizers.Tokenizer:
         """A second copy that reads special-token strings as ordinary text (for "plain" mode)."""
+        return self._copy(plain=True)
+
+    @cached_property
+    def _bare(self) -> tokenizers.Tokenizer:
+        """A copy without the normalizer, for windows of text normalized already."""
+        return self._copy(bare=True)
+
+    @cached_property
+    def _bare_plain(self) -> tokenizers.Tokenizer:
+        return self._copy(plain=True, bare=True)
+
+    def _copy(self, plain: bool = False, bare: bool = False) -> tokenizers.Tokenizer:
         copy = tokenizers.Tokenizer.from_str(self._hf.to_str())
-        copy.encode_special_tokens = True
+        copy.encode_special_tokens = plain
+        if bare:
+            copy.normalizer = None
         return copy
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
@@ -182,6 +267,10 @@ class HFTokenizer(ListedVocabulary):
     @property
     def pretokenizer(self) -> Pretokenizer | None:
         return self._pretokenizer
+
+    @property
+    def normalizer(self) -> dict[str, Any] | None:
+        return self._document.get("normalizer") or None
 
     @cached_property
     def _pretokenizer(self) -> Pretokenizer | None:

@@ -16,7 +16,8 @@ from explorer.core.files import write_atomic
 from explorer.core.pretokenize import NONE, Pretokenizer, hf_compatible
 
 
-def to_document(tokenizer: BPE) -> dict[str, Any]:
+def to_document(tokenizer: BPE, normalizer: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The tokenizer.json of `tokenizer`, with `normalizer` (a tokenizer.json normalizer) before the split."""
     specials = tokenizer.special.tokens
     special_ids = set(specials.values())
     vocab = {to_chars(data): token_id for token_id, data in enumerate(tokenizer.vocab)
@@ -40,7 +41,7 @@ def to_document(tokenizer: BPE) -> dict[str, Any]:
              "normalized": False, "special": True}
             for token, token_id in sorted(specials.items(), key=lambda item: item[1])
         ],
-        "normalizer": None,
+        "normalizer": normalizer,
         "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
@@ -53,8 +54,8 @@ def to_document(tokenizer: BPE) -> dict[str, Any]:
     }
 
 
-def export(tokenizer: BPE, path: str | os.PathLike[str]) -> None:
-    write_atomic(path, json.dumps(to_document(tokenizer), ensure_ascii=False, indent=1))
+def export(tokenizer: BPE, path: str | os.PathLike[str], normalizer: dict[str, Any] | None = None) -> None:
+    write_atomic(path, json.dumps(to_document(tokenizer, normalizer), ensure_ascii=False, indent=1))
 
 
 def training_pipeline(pattern: str) -> Any:
