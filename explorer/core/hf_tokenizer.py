@@ -272,6 +272,10 @@ class HFTokenizer(ListedVocabulary):
     def normalizer(self) -> dict[str, Any] | None:
         return self._document.get("normalizer") or None
 
+    @property
+    def spells_text(self) -> bool:
+        return self.byte_level and self.pretokenizer is not None and self.normalizer is None
+
     @cached_property
     def _pretokenizer(self) -> Pretokenizer | None:
         return Pretokenizer(self._pattern) if self._pattern is not None else None

@@ -100,6 +100,14 @@ class Tokenizer(ABC):
         return None
 
     @property
+    def spells_text(self) -> bool:
+        """Whether the model sees the text as given: its tokens' bytes are the text's UTF-8, so
+        spans follow from bytes and chunks of the text are the model's. False for a normalizer,
+        an added prefix space, or tokens that are strings (WordPiece): spans then come from
+        `encode_tokens`."""
+        return True
+
+    @property
     def normalizer(self) -> dict[str, Any] | None:
         """What rewrites the text before it is split (a tokenizer.json `normalizer`), or None.
 

@@ -165,3 +165,21 @@ def test_encode_json_spans_with_add_prefix_space(folder: Path) -> None:
             added_space = token["text"].startswith(" ") and not text[start:].startswith(" ")
             assert token["text"] == (" " if added_space else "") + text[start:end], token
     assert tokens[-1]["end"] == len(text) and tokens[0]["start"] == 0
+
+
+def test_tokens_view_stream_with_a_normalizer_or_a_prefix_space(folder: Path, nfc: Path) -> None:
+    """The Tokens pane's stream gives the library's ids and the spans of encode_tokens."""
+    from explorer.core.incremental import TokenizedText
+
+    prefix = build(folder, "prefix-stream", None, prefix_space=True)
+    text = mixed_text(7, 12_000, "NFD") + "<|endoftext|>" + "word " * 1700 + "க\u0bc7\u0bbeள" + " word" * 2000
+    for path in (nfc, prefix):
+        ours = HFTokenizer.from_file(path)
+        assert not ours.spells_text
+        state = TokenizedText(ours, text, "allowed")
+        theirs = Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids
+        assert state.ids.tolist() == theirs
+        expected = [(t.id, t.start, t.end, t.byte_start, t.cuts_start, t.cuts_end)
+                    for t in ours.encode_tokens(text, "allowed")]
+        assert [(t.id, t.start, t.end, t.byte_start, t.cuts_start, t.cuts_end) for t in state.tokens()] == expected
+        assert state.ends.max() <= len(text) and not state.incremental
