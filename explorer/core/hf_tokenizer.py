@@ -8,7 +8,6 @@ and show tokens with their spans; `unsupported` says in plain words which views 
 
 from __future__ import annotations
 
-import bisect
 import os
 from collections.abc import Iterable
 from functools import cached_property
@@ -159,7 +158,7 @@ class HFTokenizer(ListedVocabulary):
         if not whole and self.pretokenizer is not None and self.pretokenizer.windowed and len(text) > 2 * WINDOW:
             normalized = self._normalized(text, special)
             if normalized is not None:
-                windows = self._windows(normalized)
+                windows = self._windows(normalized, special)
                 if self._hf.normalizer is not None:
                     library = self._bare_plain if special == "plain" else self._bare
         encodings: list[tokenizers.Encoding] = []
@@ -188,13 +187,13 @@ class HFTokenizer(ListedVocabulary):
         expected: list[tuple[int, int, str]] = []
         position = length = 0
         for start, end, token in found:
-            parts.append(normalizer.normalize_str(text[position:start]))
+            parts.append(normalizer.normalize_str(text[position:start]) if start > position else "")
             length += len(parts[-1])
             expected.append((length, length + len(token), token))
             parts.append(token)
             length += len(token)
             position = end
-        parts.append(normalizer.normalize_str(text[position:]))
+        parts.append(normalizer.normalize_str(text[position:]) if position < len(text) else "")
         normalized = "".join(parts)
         return normalized if cutters.find(normalized) == expected else None
 
@@ -211,28 +210,40 @@ class HFTokenizer(ListedVocabulary):
         return any(t.get(option) for t in self._document.get("added_tokens") or []
                    for option in ("lstrip", "rstrip", "single_word"))
 
-    def _windows(self, text: str) -> list[str]:
-        """Windows cut between chunks and never inside an added token (see Pretokenizer.windows).
+    def _windows(self, text: str, special: SpecialMode) -> list[str]:
+        """Windows of about WINDOW characters or more, cut where tokenizers' chunks are the same
+        on both sides (see Pretokenizer.windows).
 
-        Only for byte-level BPE split by a regex we run; anything else (Metaspace prefixes,
-        BERT pre-tokenization) is encoded whole.
+        tokenizers takes the added tokens out first and splits each piece between them on its
+        own, so a window may end at an added token, or inside a piece where `windows` of that
+        piece cuts; our chunks of the whole text would differ at "<|endoftext|>_word". Only for
+        byte-level BPE split by a regex we run; anything else is encoded whole.
         """
-        found = self._added.find(text)
-        starts = [start for start, _, _ in found]
-
-        def inside_added_token(position: int) -> bool:
-            i = bisect.bisect_right(starts, position) - 1
-            return i >= 0 and found[i][0] < position < found[i][1]
-
-        windows: list[str] = []
+        pretokenizer = self.pretokenizer
+        if pretokenizer is None or self._unmimicked_added:
+            return [text]
+        cuts: list[int] = []  # where a window may end
         position = 0
-        for window in self.pretokenizer.windows(text):  # type: ignore[union-attr]
-            if windows and inside_added_token(position):
-                windows[-1] += window
-            else:
-                windows.append(window)
-            position += len(window)
-        return windows
+        for start, end, _ in [*self._taken_out[special == "plain"].find(text), (len(text), len(text), "")]:
+            for window in pretokenizer.windows(text[position:start]):
+                position += len(window)
+                cuts.append(position)
+            position = end
+            cuts.append(end)
+        windows: list[str] = []
+        start = 0
+        for cut in cuts:
+            if cut - start >= WINDOW or cut == len(text) > start:
+                windows.append(text[start:cut])
+                start = cut
+        return windows or [text]
+
+    @cached_property
+    def _taken_out(self) -> tuple[SpecialTokens, SpecialTokens]:
+        """The added tokens tokenizers takes out of the text before splitting it: (in "allowed"
+        and "disallowed" mode, in "plain" mode, where special tokens are read as text)."""
+        added = self._document.get("added_tokens") or []
+        return self._added, SpecialTokens({t["content"]: t["id"] for t in added if not t.get("special")})
 
     @cached_property
     def _plain(self) -> tokenizers.Tokenizer:

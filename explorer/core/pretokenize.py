@@ -252,7 +252,7 @@ class Pretokenizer:
         `abcdef|a|b` matches `a` in `ab...` only if `cdef` does not follow. Custom patterns
         are therefore matched in one pass over the whole text.
         """
-        return self.regex in WINDOW_SAFE
+        return self.name != "custom" or self.regex in WINDOW_SAFE
 
     def iter_pieces(self, text: str, block: int = BLOCK) -> Iterator[list[str]]:
         """`pieces(text)` in lists covering about `block` characters each (one list for a

@@ -110,6 +110,29 @@ def test_lowercase_normalizer_on_long_text(lowercase: Path) -> None:
     assert HFTokenizer.from_file(lowercase).encode(text) == library_ids(lowercase, text)
 
 
+def test_windows_cut_the_pieces_between_added_tokens(folder: Path) -> None:
+    """Our chunks of "<|endoftext|>'t" are `<|`, `endoftext`, `|>'`, `t`; tokenizers takes the
+    added token out first and splits `'t` alone, so no window may end after the `'`."""
+    path = build(folder, "split-only", None)
+    ours, theirs = HFTokenizer.from_file(path), Tokenizer.from_file(str(path))
+    # Between runs of " x" (no cut before a space) the last place to cut is after "|>'".
+    text = ("<|endoftext|>'t" + " x" * 30) * 450
+    assert len(text) > 4 * WINDOW
+    assert ours.encode(text, "allowed") == theirs.encode(text, add_special_tokens=False).ids
+    theirs.encode_special_tokens = True
+    assert ours.encode(text, "plain") == theirs.encode(text, add_special_tokens=False).ids
+
+
+def test_normalizers_that_add_text_are_applied_between_added_tokens(folder: Path) -> None:
+    """tokenizers normalizes each piece between added tokens on its own: a Prepend adds its
+    mark after every one, never to an empty piece."""
+    path = build(folder, "prepend", normalizers.Sequence([normalizers.Prepend("_"), normalizers.Replace("  ", " ")]))
+    ours, theirs = HFTokenizer.from_file(path), Tokenizer.from_file(str(path))
+    text = "<|endoftext|>" + mixed_text(8, 6_000).replace(".\n", ".<|endoftext|>") + "<|endoftext|>"
+    assert len(text) > 4 * WINDOW
+    assert ours.encode(text, "allowed") == theirs.encode(text, add_special_tokens=False).ids
+
+
 @pytest.mark.parametrize("name", ["nfc", "lowercase"])
 def test_hf_export_carries_the_normalizer(folder: Path, nfc: Path, lowercase: Path, name: str) -> None:
     source = {"nfc": nfc, "lowercase": lowercase}[name]
