@@ -1,7 +1,8 @@
 """Export to a Hugging Face `tokenizer.json` that `tokenizers` loads and encodes identically.
 
 The model is BPE over GPT-2's byte characters, behind `Split(pattern, "isolated")` and
-`ByteLevel(use_regex=False)`: the same pipeline our trainer matches.
+`ByteLevel(use_regex=False)`: the same pipeline our trainer matches. A tokenizer.json exported
+again keeps its normalizer, which goes into the file as it was.
 """
 
 from __future__ import annotations
