@@ -20,6 +20,7 @@ from explorer.core.bpe import BPE, SpecialTokens, TraceStep, join_token_bytes
 from explorer.core.bytelevel import from_chars
 from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
 from explorer.core.files import read_json
+from explorer.core.hf_windows import AddedTokenPieces
 from explorer.core.merges import MergeForest
 from explorer.core.pretokenize import BYTE_LEVEL, NONE, WINDOW, Pretokenizer
 from explorer.core.tokenizer import (VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, ListedVocabulary, SpecialMode, Token,
@@ -60,7 +61,7 @@ class HFTokenizer(ListedVocabulary):
         added = document.get("added_tokens") or []
         self._special = SpecialTokens({t["content"]: t["id"] for t in added if t.get("special")})
         # Every added token, special or not, is matched in the text before the model runs.
-        self._added = SpecialTokens({t["content"]: t["id"] for t in added})
+        self._added = AddedTokenPieces(added)
         self._pattern, self._no_chunks = _pattern_of(document) if self.byte_level else (None, None)
 
     @classmethod
@@ -147,18 +148,19 @@ class HFTokenizer(ListedVocabulary):
         """(character offset, Encoding) per window. `encode_batch` lets go of the interpreter lock
         (plain `encode` holds it: 6.5 s for 10 MB), and windows keep each result small.
 
-        Windows are cut in the normalized text, where the pre-tokenizer runs, and encoded by a
-        copy without the normalizer; their offsets are then into the normalized text. With
+        Windows are cut in the normalized text, where the pre-tokenizer runs (see hf_windows), and
+        encoded by a copy without the normalizer; their offsets are then into that text. With
         `whole`, the text is encoded in one piece by the file's own pipeline, so offsets are
         into `text`.
         """
         self._special.check(text, special)  # raises in "disallowed" mode
         library = self._plain if special == "plain" else self._hf
         windows = [text]
-        if not whole and self.pretokenizer is not None and self.pretokenizer.windowed and len(text) > 2 * WINDOW:
-            normalized = self._normalized(text, special)
+        pretokenizer = self.pretokenizer
+        if not whole and pretokenizer is not None and pretokenizer.windowed and len(text) > 2 * WINDOW:
+            normalized = self._added.normalized(text, special, self._hf.normalizer)
             if normalized is not None:
-                windows = self._windows(normalized, special)
+                windows = self._added.windows(normalized, special, pretokenizer)
                 if self._hf.normalizer is not None:
                     library = self._bare_plain if special == "plain" else self._bare
         encodings: list[tokenizers.Encoding] = []
@@ -169,81 +171,6 @@ class HFTokenizer(ListedVocabulary):
             shifts.append(position)
             position += len(window)
         return list(zip(shifts, encodings))
-
-    def _normalized(self, text: str, special: SpecialMode) -> str | None:
-        """`text` as the pre-tokenizer sees it: tokenizers first cuts out the added tokens that
-        are matched before normalization (`"normalized": false`), then normalizes each piece
-        between them on its own. None where a copy without the normalizer could not find the
-        same added tokens in the result (normalizing made a new one), or where added tokens
-        strip or match whole words, which we do not mimic."""
-        normalizer = self._hf.normalizer
-        if normalizer is None:
-            return text
-        if self._unmimicked_added:
-            return None
-        cutters = self._cut_before_normalizing[special == "plain"]
-        found = cutters.find(text)
-        parts: list[str] = []
-        expected: list[tuple[int, int, str]] = []
-        position = length = 0
-        for start, end, token in found:
-            parts.append(normalizer.normalize_str(text[position:start]) if start > position else "")
-            length += len(parts[-1])
-            expected.append((length, length + len(token), token))
-            parts.append(token)
-            length += len(token)
-            position = end
-        parts.append(normalizer.normalize_str(text[position:]) if position < len(text) else "")
-        normalized = "".join(parts)
-        return normalized if cutters.find(normalized) == expected else None
-
-    @cached_property
-    def _cut_before_normalizing(self) -> tuple[SpecialTokens, SpecialTokens]:
-        """Added tokens matched before normalization: (in every mode, in "plain" mode, where
-        special tokens are read as text)."""
-        added = [t for t in self._document.get("added_tokens") or [] if not t.get("normalized", not t.get("special"))]
-        return (SpecialTokens({t["content"]: t["id"] for t in added}),
-                SpecialTokens({t["content"]: t["id"] for t in added if not t.get("special")}))
-
-    @cached_property
-    def _unmimicked_added(self) -> bool:
-        return any(t.get(option) for t in self._document.get("added_tokens") or []
-                   for option in ("lstrip", "rstrip", "single_word"))
-
-    def _windows(self, text: str, special: SpecialMode) -> list[str]:
-        """Windows of about WINDOW characters or more, cut where tokenizers' chunks are the same
-        on both sides (see Pretokenizer.windows).
-
-        tokenizers takes the added tokens out first and splits each piece between them on its
-        own, so a window may end at an added token, or inside a piece where `windows` of that
-        piece cuts; our chunks of the whole text would differ at "<|endoftext|>_word". Only for
-        byte-level BPE split by a regex we run; anything else is encoded whole.
-        """
-        pretokenizer = self.pretokenizer
-        if pretokenizer is None or self._unmimicked_added:
-            return [text]
-        cuts: list[int] = []  # where a window may end
-        position = 0
-        for start, end, _ in [*self._taken_out[special == "plain"].find(text), (len(text), len(text), "")]:
-            for window in pretokenizer.windows(text[position:start]):
-                position += len(window)
-                cuts.append(position)
-            position = end
-            cuts.append(end)
-        windows: list[str] = []
-        start = 0
-        for cut in cuts:
-            if cut - start >= WINDOW or cut == len(text) > start:
-                windows.append(text[start:cut])
-                start = cut
-        return windows or [text]
-
-    @cached_property
-    def _taken_out(self) -> tuple[SpecialTokens, SpecialTokens]:
-        """The added tokens tokenizers takes out of the text before splitting it: (in "allowed"
-        and "disallowed" mode, in "plain" mode, where special tokens are read as text)."""
-        added = self._document.get("added_tokens") or []
-        return self._added, SpecialTokens({t["content"]: t["id"] for t in added if not t.get("special")})
 
     @cached_property
     def _plain(self) -> tokenizers.Tokenizer:
