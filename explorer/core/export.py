@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from itertools import zip_longest
+from typing import Any
 
 from explorer.core.bpe import BPE
 from explorer.core.errors import ExplorerError
@@ -26,8 +27,12 @@ EXPORT_FORMATS = {
 def export(tokenizer: Tokenizer, format: str, path: str | os.PathLike[str]) -> None:
     """Write `tokenizer` to `path` as `format` (one of EXPORT_FORMATS)."""
     bpe = tokenizer.as_bpe()  # raises UnsupportedView, with the reason, for WordPiece and the like
+    normalizer = tokenizer.normalizer
+    if normalizer is not None and format != "hf":
+        raise ExplorerError(f"{tokenizer.name} normalizes text before splitting it ({_steps(normalizer)}); a "
+                            f"{format} file cannot say so and would encode differently: export it as hf")
     if format == "hf":
-        hf.export(bpe, path)
+        hf.export(bpe, path, normalizer)  # tokenizer.json carries any normalizer as it is
     elif format == "tiktoken":
         write_tiktoken(bpe, path)
     elif format == "minbpe":
@@ -47,3 +52,9 @@ def write_tiktoken(bpe: BPE, path: str | os.PathLike[str]) -> None:
         raise ExplorerError(f"{bpe.name} cannot be written as tiktoken ranks with the same ids: tiktoken would "
                             f"rebuild merge {rank} differently from the ranks; export it as hf instead")
     tiktoken_file.write_ranks(vocab, path)
+
+
+def _steps(normalizer: dict[str, Any]) -> str:
+    """A tokenizer.json normalizer in a few words: its type, or the types of a Sequence's steps."""
+    steps = normalizer.get("normalizers") if normalizer.get("type") == "Sequence" else None
+    return ", then ".join(_steps(step) for step in steps) if steps else str(normalizer.get("type"))

@@ -8,7 +8,6 @@ and show tokens with their spans; `unsupported` says in plain words which views 
 
 from __future__ import annotations
 
-import bisect
 import os
 from collections.abc import Iterable
 from functools import cached_property
@@ -21,13 +20,12 @@ from explorer.core.bpe import BPE, SpecialTokens, TraceStep, join_token_bytes
 from explorer.core.bytelevel import from_chars
 from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
 from explorer.core.files import read_json
+from explorer.core.hf_windows import AddedTokenPieces
 from explorer.core.merges import MergeForest
-from explorer.core.pretokenize import NONE, Pretokenizer
+from explorer.core.pretokenize import BYTE_LEVEL, NONE, WINDOW, Pretokenizer
 from explorer.core.tokenizer import (VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, ListedVocabulary, SpecialMode, Token,
-                                     UnsupportedView)
+                                     UnsupportedView, tokens_from_ids)
 
-# What `ByteLevel(use_regex=True)` splits with: the original GPT-2 pattern, as tokenizers has it.
-BYTE_LEVEL_REGEX = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 _BATCH = 8  # windows per encode_batch call (encoded in parallel, at most 512 KB)
 
@@ -63,7 +61,7 @@ class HFTokenizer(ListedVocabulary):
         added = document.get("added_tokens") or []
         self._special = SpecialTokens({t["content"]: t["id"] for t in added if t.get("special")})
         # Every added token, special or not, is matched in the text before the model runs.
-        self._added = SpecialTokens({t["content"]: t["id"] for t in added})
+        self._added = AddedTokenPieces(added)
         self._pattern, self._no_chunks = _pattern_of(document) if self.byte_level else (None, None)
 
     @classmethod
@@ -111,25 +109,60 @@ class HFTokenizer(ListedVocabulary):
         return [token_id for _, encoding in self._encodings(text, special) for token_id in encoding.ids]
 
     def encode_tokens(self, text: str, special: SpecialMode = "disallowed") -> list[Token]:
-        if self.byte_level:
-            return super().encode_tokens(text, special)
-        # Strings, not bytes: spans come from the library's offsets.
+        """Tokens with character spans into `text`.
+
+        Byte-level tokens whose bytes spell the text get exact spans from their bytes. Where they
+        do not (a normalizer changed the text, ByteLevel added a prefix space), spans are
+        tokenizers' offsets: the characters of `text` each token's characters came from, so a
+        token of NFC-composed or lowercased text spans the original characters. The prefix
+        space is not in the text: tokenizers aligns it with the character after it; a token
+        that is only that space gets an empty span there.
+        """
         specials = set(self.special_tokens.values()) if special != "plain" else set()
+        if self.byte_level:
+            ids = self.encode(text, special)
+            if join_token_bytes(self._vocab, ids) == text.encode("utf-8", errors="surrogatepass"):
+                return tokens_from_ids(ids, self.token_bytes, specials if special == "allowed" else set())
+            encodings = self._encodings(text, special, whole=True)  # offsets into the original text
+        else:
+            encodings = self._encodings(text, special)  # strings, not bytes: spans from the offsets
         byte_at = _byte_offsets(text)
         tokens: list[Token] = []
-        for shift, encoding in self._encodings(text, special):
-            for token_id, (start, end) in zip(encoding.ids, encoding.offsets):
+        for shift, encoding in encodings:
+            datas = [self._vocab[token_id] for token_id in encoding.ids]
+            for index, (token_id, data, (start, end)) in enumerate(zip(encoding.ids, datas, encoding.offsets)):
                 start, end = start + shift, end + shift
-                tokens.append(Token(token_id, self._vocab[token_id], start, end, byte_at[start], byte_at[end],
-                                    token_id in specials))
+                cuts_start = cuts_end = False
+                if self.byte_level:
+                    if data == b" " and text[start:end] != " ":
+                        end = start  # the prefix space ByteLevel added
+                    cuts_start = bool(data) and 0x80 <= data[0] < 0xC0
+                    following = datas[index + 1] if index + 1 < len(datas) else b""
+                    cuts_end = bool(following) and 0x80 <= following[0] < 0xC0
+                tokens.append(Token(token_id, data, start, end, byte_at[start], byte_at[end], token_id in specials,
+                                    cuts_start, cuts_end))
         return tokens
 
-    def _encodings(self, text: str, special: SpecialMode) -> list[tuple[int, tokenizers.Encoding]]:
+    def _encodings(self, text: str, special: SpecialMode, whole: bool = False
+                   ) -> list[tuple[int, tokenizers.Encoding]]:
         """(character offset, Encoding) per window. `encode_batch` lets go of the interpreter lock
-        (plain `encode` holds it: 6.5 s for 10 MB), and windows keep each result small."""
+        (plain `encode` holds it: 6.5 s for 10 MB), and windows keep each result small.
+
+        Windows are cut in the normalized text, where the pre-tokenizer runs (see hf_windows), and
+        encoded by a copy without the normalizer; their offsets are then into that text. With
+        `whole`, the text is encoded in one piece by the file's own pipeline, so offsets are
+        into `text`.
+        """
         self._special.check(text, special)  # raises in "disallowed" mode
         library = self._plain if special == "plain" else self._hf
-        windows = self._windows(text, special)
+        windows = [text]
+        pretokenizer = self.pretokenizer
+        if not whole and pretokenizer is not None and pretokenizer.windowed and len(text) > 2 * WINDOW:
+            normalized = self._added.normalized(text, special, self._hf.normalizer)
+            if normalized is not None:
+                windows = self._added.windows(normalized, special, pretokenizer)
+                if self._hf.normalizer is not None:
+                    library = self._bare_plain if special == "plain" else self._bare
         encodings: list[tokenizers.Encoding] = []
         for group in range(0, len(windows), _BATCH):  # results are converted holding the lock: keep them small
             encodings += library.encode_batch(windows[group:group + _BATCH], add_special_tokens=False)
@@ -139,37 +172,25 @@ class HFTokenizer(ListedVocabulary):
             position += len(window)
         return list(zip(shifts, encodings))
 
-    def _windows(self, text: str, special: SpecialMode) -> list[str]:
-        """Windows cut between chunks and never inside an added token (see Pretokenizer.windows).
-
-        Only for byte-level BPE split by a regex we run, with no normalizer that could look
-        across a cut; anything else (Metaspace prefixes, BERT normalization) is encoded whole.
-        """
-        normalizer = (self._document.get("normalizer") or {}).get("type")
-        if self.pretokenizer is None or normalizer not in (None, "NFC"):
-            return [text]
-        found = self._added.find(text)
-        starts = [start for start, _, _ in found]
-
-        def inside_added_token(position: int) -> bool:
-            i = bisect.bisect_right(starts, position) - 1
-            return i >= 0 and found[i][0] < position < found[i][1]
-
-        windows: list[str] = []
-        position = 0
-        for window in self.pretokenizer.windows(text):
-            if windows and inside_added_token(position):
-                windows[-1] += window
-            else:
-                windows.append(window)
-            position += len(window)
-        return windows
-
     @cached_property
     def _plain(self) -> tokenizers.Tokenizer:
         """A second copy that reads special-token strings as ordinary text (for "plain" mode)."""
+        return self._copy(plain=True)
+
+    @cached_property
+    def _bare(self) -> tokenizers.Tokenizer:
+        """A copy without the normalizer, for windows of text normalized already."""
+        return self._copy(bare=True)
+
+    @cached_property
+    def _bare_plain(self) -> tokenizers.Tokenizer:
+        return self._copy(plain=True, bare=True)
+
+    def _copy(self, plain: bool = False, bare: bool = False) -> tokenizers.Tokenizer:
         copy = tokenizers.Tokenizer.from_str(self._hf.to_str())
-        copy.encode_special_tokens = True
+        copy.encode_special_tokens = plain
+        if bare:
+            copy.normalizer = None
         return copy
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
@@ -184,6 +205,14 @@ class HFTokenizer(ListedVocabulary):
     @property
     def pretokenizer(self) -> Pretokenizer | None:
         return self._pretokenizer
+
+    @property
+    def normalizer(self) -> dict[str, Any] | None:
+        return self._document.get("normalizer") or None
+
+    @property
+    def spells_text(self) -> bool:
+        return self.byte_level and self.pretokenizer is not None and self.normalizer is None
 
     @cached_property
     def _pretokenizer(self) -> Pretokenizer | None:
@@ -266,7 +295,7 @@ def _pattern_of(document: dict[str, Any]) -> tuple[str | None, str | None]:
     pre = document.get("pre_tokenizer") or {}
     steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
     if len(steps) == 1 and steps[0].get("type") == "ByteLevel":
-        pattern = BYTE_LEVEL_REGEX if steps[0].get("use_regex", True) else NONE
+        pattern = BYTE_LEVEL if steps[0].get("use_regex", True) else NONE
         byte_level = steps[0]
     elif (len(steps) == 2 and steps[0].get("type") == "Split" and steps[1].get("type") == "ByteLevel"
           and "Regex" in (steps[0].get("pattern") or {}) and str(steps[0].get("behavior")).lower() == "isolated"

@@ -132,6 +132,18 @@ def _batch(facts: TokenFacts, ids: list[int], chunk_starts: list[int] | np.ndarr
     return TokenBatch(**columns, chunk_starts=np.asarray(chunk_starts, np.int64), char_end=char_end, byte_end=byte_end)
 
 
+def _spanned_batch(tokens: list[Token], segment: str, char0: int, byte0: int) -> TokenBatch:
+    """A batch of tokens that carry their own spans in `segment` (see Tokenizer.spells_text)."""
+    def column(values: Iterator[int], dtype: type = np.int64) -> np.ndarray:
+        return np.fromiter(values, dtype, len(tokens))
+
+    flags = column((CUTS_START * t.cuts_start | CUTS_END * t.cuts_end for t in tokens), np.uint8)
+    return TokenBatch(column(t.id for t in tokens), char0 + column(t.start for t in tokens),
+                      char0 + column(t.end for t in tokens), byte0 + column(t.byte_start for t in tokens), flags,
+                      np.asarray([char0], np.int64), char0 + len(segment),
+                      byte0 + len(segment.encode("utf-8", errors="surrogatepass")))
+
+
 def _pieces(tokenizer: Tokenizer, text: str) -> list[str]:
     pretokenizer = tokenizer.pretokenizer
     return pretokenizer.pieces(text) if pretokenizer is not None and text else ([text] if text else [])
@@ -178,6 +190,11 @@ def encode_stream(tokenizer: Tokenizer, text: str, mode: SpecialMode = "plain", 
             yield batch
             continue
         segment = text[start:end]
+        if not tokenizer.spells_text:  # spans from the tokenizer's offsets, the segment in one piece
+            batch = _spanned_batch(tokenizer.encode_tokens(segment, "plain"), segment, chars, byte_position)
+            chars, byte_position = batch.char_end, batch.byte_end
+            yield batch
+            continue
         windows = pretokenizer.iter_pieces(segment, block) if pretokenizer is not None else iter([[segment]])
         for pieces in windows:
             lengths = np.fromiter(map(len, pieces), np.int64, len(pieces))
@@ -218,9 +235,10 @@ class TokenizedText:
         self._facts: TokenFacts | None = None
         self._finder = special_finder(tokenizer)
         self._longest_special = max(map(len, tokenizer.special_tokens), default=0)
-        pattern = getattr(tokenizer.pretokenizer, "regex", "")
-        # Look-behind would let an edit change chunks before it; such patterns re-encode in full.
-        self.incremental = tokenizer.pretokenizer is not None and "(?<" not in pattern
+        # Re-chunking near an edit is sound for windowed patterns only (see Pretokenizer.windowed):
+        # a custom one could change chunks far from the edit, so it re-encodes in full.
+        self.incremental = (tokenizer.pretokenizer is not None and tokenizer.pretokenizer.windowed
+                            and tokenizer.spells_text)
         if text:
             self.extend_all(encode_stream(tokenizer, text, mode), text)
 

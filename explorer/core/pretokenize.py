@@ -45,6 +45,8 @@ DIGITS = (
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 NONE = r"""(?s:.+)"""
+# What tokenizers' `ByteLevel(use_regex=True)` splits with: GPT-2's pattern without `\s+$`.
+BYTE_LEVEL = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 NAMED_PATTERNS: dict[str, str] = {
     "gpt2": GPT2,
@@ -62,6 +64,8 @@ PATTERN_DESCRIPTIONS: dict[str, str] = {
     "digits": "GPT-4 style, single digits (seed 000, Qwen2.5)",
     "none": "no split: the whole text is one chunk",
 }
+# Patterns that may be cut into windows (see `Pretokenizer.windowed`); a property test checks each.
+WINDOW_SAFE = frozenset([*NAMED_PATTERNS.values(), BYTE_LEVEL])
 GAP = -1
 BLOCK = 1 << 13  # characters per window for big texts: small enough that most are pure ASCII
 GAP_LABEL = "gap (not matched)"
@@ -237,13 +241,30 @@ class Pretokenizer:
             return [chunk.text for chunk in self.chunks(text)]
         return pieces
 
+    @cached_property
+    def windowed(self) -> bool:
+        """Whether big texts are matched window by window (`iter_pieces`, `windows`, edits).
+
+        Only for the patterns in WINDOW_SAFE, whose matches look ahead at most through
+        `(?!\\S)` or `$`, so that only the last two pieces of a window can depend on where it
+        ends. A custom pattern can look arbitrarily far: with `[a-z]+(?=[0-9])|[a-z]` every
+        letter of a run depends on what ends the run, and even without look-around
+        `abcdef|a|b` matches `a` in `ab...` only if `cdef` does not follow. Custom patterns
+        are therefore matched in one pass over the whole text.
+        """
+        return self.name != "custom" or self.regex in WINDOW_SAFE
+
     def iter_pieces(self, text: str, block: int = BLOCK) -> Iterator[list[str]]:
-        """`pieces(text)` in lists covering about `block` characters each.
+        """`pieces(text)` in lists covering about `block` characters each (one list for a
+        pattern that is not `windowed`).
 
         Each window's last two pieces may be cut by the window's end, so they are matched
         again in the next window: the concatenation equals `pieces(text)` exactly. Small
         windows keep memory flat and never hold the interpreter lock for long.
         """
+        if not self.windowed:
+            yield self.pieces(text)
+            return
         position, size, window = 0, len(text), block
         while size - position > window:
             pieces = self.pieces(text[position : position + window])
@@ -265,9 +286,10 @@ class Pretokenizer:
         are the same whether or not the text goes on: after a chunk that does not end in
         whitespace (the only chunks whose match looks ahead, through `(?!\\S)` or `$`), and
         before one that starts with neither whitespace nor a combining mark (which Unicode
-        normalization could join to the character before it).
+        normalization could join to the character before it). A pattern that is not
+        `windowed` gets the whole text as one window.
         """
-        if len(text) <= 2 * size:
+        if len(text) <= 2 * size or not self.windowed:
             yield text
             return
         start = filled = 0  # the window being built starts at `start` and has `filled` characters

@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from explorer.core.errors import ExplorerError
 from explorer.core.pretokenize import Chunk, Pretokenizer
@@ -97,6 +97,21 @@ class Tokenizer(ABC):
     @property
     def pretokenizer(self) -> Pretokenizer | None:
         """The regex split before BPE, if this tokenizer has one we can run."""
+        return None
+
+    @property
+    def spells_text(self) -> bool:
+        """Whether the model sees the text as given: its tokens' bytes are the text's UTF-8, so
+        spans follow from bytes and chunks of the text are the model's. False for a normalizer,
+        an added prefix space, or tokens that are strings (WordPiece): spans then come from
+        `encode_tokens`."""
+        return True
+
+    @property
+    def normalizer(self) -> dict[str, Any] | None:
+        """What rewrites the text before it is split (a tokenizer.json `normalizer`), or None.
+
+        `as_bpe()` does not apply it: exports carry it, or refuse (see export.export)."""
         return None
 
     def chunks(self, text: str) -> list[Chunk]:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.core.errors import PatternError, PatternTimeoutError
-from explorer.core.pretokenize import GAP, NAMED_PATTERNS, Pretokenizer, split_alternatives
+from explorer.core.pretokenize import BYTE_LEVEL, GAP, NAMED_PATTERNS, WINDOW_SAFE, Pretokenizer, split_alternatives
 from tests.conftest import HARD_CASES
 
 
@@ -110,13 +110,56 @@ def test_fast_named_patterns_equal_the_verbatim_ones(text: str, name: str) -> No
     assert Pretokenizer(name).pieces(text) == verbatim
 
 
-@pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k", "digits", r"\w+|\s+|."])
+@pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k", "digits", BYTE_LEVEL])
 def test_iter_pieces_equals_pieces_on_big_text(name: str) -> None:
     text = "".join(HARD_CASES) * 30 + "x" * 5000 + " " * 4000 + "\n\n  \n" * 300
     pretokenizer = Pretokenizer(name)
     blocks = list(pretokenizer.iter_pieces(text, block=1000))
     assert len(blocks) > 5
     assert [p for block in blocks for p in block] == pretokenizer.pieces(text)
+
+
+def windowed_pieces(pretokenizer: Pretokenizer, text: str, size: int) -> tuple[list[str], list[str]]:
+    """(pieces of iter_pieces, pieces of each window of `windows`), both with small windows."""
+    blocks = [p for block in pretokenizer.iter_pieces(text, block=size) for p in block]
+    windows = list(pretokenizer.windows(text, size=size))
+    assert "".join(windows) == text
+    return blocks, [p for window in windows for p in pretokenizer.pieces(window)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab Z9 \t\n\r'!.,é١€😀नx\u0301\u0bbe"), min_size=20, max_size=300),
+       pattern=st.sampled_from(sorted(WINDOW_SAFE)), size=st.integers(4, 24))
+def test_windowed_patterns_give_the_pieces_of_the_whole_text(text: str, pattern: str, size: int) -> None:
+    pretokenizer = Pretokenizer(pattern)
+    assert pretokenizer.windowed
+    whole = regex.compile(pattern).findall(text)
+    assert windowed_pieces(pretokenizer, text, size) == (whole, whole)
+
+
+# Alternatives of custom patterns: look-ahead, look-behind, anchors, long literals, empty matches.
+_ALTERNATIVES = [r"[a-z]+(?=[0-9])", r"[a-z]+", r"[a-z]", r"[0-9]+", r"\s+", r"\s+(?!\S)", r".", r"abcd",
+                 r"a(?:bc)+d", r"[a-z]+$", r"x*", r"(?<=a)b", r"\b[a-z]{2}\b", r"(?>ab|a)b", r"[ab]++c"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("abcdx09 \n"), min_size=10, max_size=200),
+       alternatives=st.lists(st.sampled_from(_ALTERNATIVES), min_size=1, max_size=5), size=st.integers(2, 12))
+def test_custom_patterns_give_the_pieces_of_the_whole_text(text: str, alternatives: list[str], size: int) -> None:
+    """Windowed or not, a custom pattern's pieces are those of one pass with `regex` (plus gaps)."""
+    pretokenizer = Pretokenizer("|".join(alternatives))
+    whole = [chunk.text for chunk in pretokenizer.chunks(text)]  # one finditer over the whole text
+    assert pretokenizer.pieces(text) == whole
+    assert windowed_pieces(pretokenizer, text, size) == (whole, whole)
+
+
+def test_lookahead_pattern_is_not_cut_into_windows() -> None:
+    pattern = r"[a-z]+(?=[0-9])|[a-z]|[0-9]+|\s+|."
+    text = "xxxx" + "hello42" * 4000
+    pretokenizer = Pretokenizer(pattern)
+    assert not pretokenizer.windowed
+    assert [p for block in pretokenizer.iter_pieces(text) for p in block] == regex.findall(pattern, text)
+    assert list(pretokenizer.windows(text)) == [text]
 
 
 @settings(max_examples=1000, deadline=None)

@@ -1,7 +1,8 @@
 """Export to a Hugging Face `tokenizer.json` that `tokenizers` loads and encodes identically.
 
 The model is BPE over GPT-2's byte characters, behind `Split(pattern, "isolated")` and
-`ByteLevel(use_regex=False)`: the same pipeline our trainer matches.
+`ByteLevel(use_regex=False)`: the same pipeline our trainer matches. A tokenizer.json exported
+again keeps its normalizer, which goes into the file as it was.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from explorer.core.files import write_atomic
 from explorer.core.pretokenize import NONE, Pretokenizer, hf_compatible
 
 
-def to_document(tokenizer: BPE) -> dict[str, Any]:
-    """The tokenizer.json of `tokenizer`. A tokenizer.json gives one string one id, model and added
-    tokens alike, so a special token spelt like a learned token must share its id (as our trainer
-    and Hugging Face's give it); a file where they differ is refused, not silently renumbered."""
+def to_document(tokenizer: BPE, normalizer: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The tokenizer.json of `tokenizer`, with `normalizer` (a tokenizer.json normalizer) before the split.
+
+    A tokenizer.json gives one string one id, model and added tokens alike, so a special token spelt
+    like a learned token must share its id (as our trainer and Hugging Face's give it); a file where
+    they differ is refused, not silently renumbered."""
     specials = tokenizer.special.tokens
     special_ids = tokenizer.special_only_ids
     vocab = {to_chars(data): token_id for token_id, data in enumerate(tokenizer.vocab)
@@ -50,7 +53,7 @@ def to_document(tokenizer: BPE) -> dict[str, Any]:
              "normalized": False, "special": True}
             for token, token_id in sorted(specials.items(), key=lambda item: item[1])
         ],
-        "normalizer": None,
+        "normalizer": normalizer,
         "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
@@ -63,8 +66,8 @@ def to_document(tokenizer: BPE) -> dict[str, Any]:
     }
 
 
-def export(tokenizer: BPE, path: str | os.PathLike[str]) -> None:
-    write_atomic(path, json.dumps(to_document(tokenizer), ensure_ascii=False, indent=1))
+def export(tokenizer: BPE, path: str | os.PathLike[str], normalizer: dict[str, Any] | None = None) -> None:
+    write_atomic(path, json.dumps(to_document(tokenizer, normalizer), ensure_ascii=False, indent=1))
 
 
 def training_pipeline(pattern: str) -> Any:
