@@ -308,11 +308,12 @@ class Disagreement:
     tokenizers: tuple[str, ...]
 
     def describe(self) -> str:
-        """`U+200D ZERO WIDTH JOINER: \\w in tiktoken, in no class here in tokenizers`."""
-        name = unicodedata.name(self.char, "unnamed in Python's tables")
-        places = [f"{' '.join(classes) if classes else 'in none of these classes'} in {reference}"
+        """`U+200D ZERO WIDTH JOINER — tiktoken: \\w; tokenizers: not \\w`."""
+        name = unicodedata.name(self.char, "(unnamed in Python's tables)")
+        named = sorted({*self.tiktoken, *self.tokenizers})
+        places = [f"{reference}: {' '.join(c if c in classes else 'not ' + c for c in named)}"
                   for reference, classes in (("tiktoken", self.tiktoken), ("tokenizers", self.tokenizers))]
-        return f"U+{ord(self.char):04X} {name}: {', '.join(places)}"
+        return f"U+{ord(self.char):04X} {name} — {'; '.join(places)}"
 
 
 def disagreements(text: str, classes: Iterable[str]) -> list[Disagreement]:
