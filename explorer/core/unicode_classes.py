@@ -20,11 +20,11 @@ U+200C/U+200D (ZWNJ, ZWJ) as word characters, Oniguruma does not.
 from __future__ import annotations
 
 import json
+import sys
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import metadata, resources
+from functools import cached_property, lru_cache
 from typing import Literal, NamedTuple
 
 import regex
@@ -46,6 +46,14 @@ Ranges = list[tuple[int, int]]
 
 
 def library_version(reference: Reference) -> str:
+    """The installed version (`__version__`: importlib.metadata takes 50 ms to find it)."""
+    import importlib
+
+    version = getattr(importlib.import_module(reference), "__version__", None)
+    if isinstance(version, str):
+        return version
+    from importlib import metadata
+
     return metadata.version(reference)
 
 
@@ -131,6 +139,8 @@ def table(reference: Reference) -> dict[str, dict[str, Ranges]]:
     (about a second for tokenizers, once per version of the library and of `regex`)."""
     if reference == "regex":
         return {name: {"extra": [], "missing": []} for name in CLASSES}
+    from importlib import resources
+
     try:
         found = _read(resources.files("explorer.resources").joinpath(shipped_path(reference)).read_text("utf-8"),
                       reference)
@@ -179,8 +189,9 @@ class DifferingFinder:
     """Tells whether a text holds a code point `regex` classifies unlike the reference.
 
     Such text is rare (characters new in Unicode 15.1-17), so the exact pattern, about twice
-    as slow, runs only on it. A lookup table in numpy checks 1 MB in about a millisecond,
-    where a Python set takes ten.
+    as slow, runs only on it. A lookup table in numpy checks 1 MB in about a millisecond, a
+    Python set in ten to twenty; numpy is used once something else has imported it (the GUI,
+    training), since importing it for this would cost a CLI call more than it saves.
     """
 
     def __init__(self, ranges: Ranges) -> None:
@@ -190,11 +201,16 @@ class DifferingFinder:
     def __bool__(self) -> bool:
         return bool(self.ranges)
 
+    @cached_property
+    def _chars(self) -> frozenset[str]:
+        return frozenset(chr(c) for a, b in self.ranges for c in range(a, b + 1))
+
     def found_in(self, text: str) -> bool:
         if not self.ranges or text.isascii():
             return False
-        import numpy as np  # here, not at import: the CLI's bundled encodings seldom get this far
-
+        np = sys.modules.get("numpy")
+        if np is None or len(text) < 4096:
+            return not self._chars.isdisjoint(text)
         if self._table is None:
             table = np.zeros(0x110000, np.bool_)
             for a, b in self.ranges:
@@ -279,15 +295,13 @@ def exact_pattern(pattern: str, reference: Reference) -> Rewrite:
     return Rewrite("".join(out) if changed else None, frozenset(used))
 
 
-@lru_cache(maxsize=1)
-def _marks() -> regex.Pattern[str]:
-    missing = [r for reference in REFERENCES for r in table(reference)[r"\p{M}"]["missing"]]
-    return regex.compile(rf"[\p{{M}}{_set_items(missing)}]")
+_MARK = regex.compile(r"\p{M}")
 
 
 def is_mark(char: str) -> bool:
-    """A combining mark for `regex` or for any reference: where no window may start."""
-    return _marks().match(char) is not None
+    """A combining mark, where no window may start. `regex`'s marks hold every reference's
+    (a mark stays a mark in later Unicode; a test checks it for the installed libraries)."""
+    return _MARK.match(char) is not None
 
 
 def member(char: str, name: str, reference: Reference) -> bool:
