@@ -216,8 +216,14 @@ class Pretokenizer:
 
     @cached_property
     def _exact(self) -> regex.Pattern[str]:
-        """The pattern with the reference's classes (compiled on first use: few texts need it)."""
-        return compile_pattern(self._exact_source or self.regex, regex.V1 if self._exact_source else 0)
+        """The pattern with the reference's classes (compiled on first use: few texts need it).
+        A custom pattern that `regex`'s V1 syntax cannot read keeps `regex`'s own tables."""
+        if self._exact_source is None:
+            return self._compiled
+        try:
+            return compile_pattern(self._exact_source, regex.V1)
+        except PatternError:
+            return self._compiled
 
     def _regex_for(self, text: str) -> regex.Pattern[str]:
         return self._exact if self._differing.found_in(text) else self._compiled

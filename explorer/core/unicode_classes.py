@@ -272,6 +272,11 @@ def exact_pattern(pattern: str, reference: Reference) -> Rewrite:
             out.append(exact if exact is not None else token)
             continue
         if in_class:
+            posix = regex.match(r"\[:\^?[a-z]+:\]", pattern[i:i + 20]) if c == "[" else None
+            if posix:  # [:alpha:] means the same in V0 and V1
+                out.append(posix.group())
+                i += posix.end()
+                continue
             if c == "]":
                 in_class = False
             elif c == "[":

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import tiktoken
 from tokenizers import Regex, Tokenizer, pre_tokenizers
 
@@ -151,9 +153,17 @@ def test_the_shipped_tables_are_used_when_the_versions_match() -> None:
 
 def test_fast_and_exact_patterns_agree_without_differing_code_points() -> None:
     text = "Hello, wörld! ʔ नमस्ते 123 ١٢٣ 日本語 😀 e\u0301 ſ K \u200d \t\n"
-    for name in [*PATTERNS, r"[[a]+|[&&]+|[+--]|\p{L}+|[^\s\p{L}]+|\s+"]:
+    for name in [*PATTERNS, r"[[a]+|[&&]+|[+--]|\p{L}+|[^\s\p{L}]+|\s+", r"[[:alpha:]]+|[[:^alpha:]\p{N}]+|\p{L}+"]:
         pretokenizer = Pretokenizer(name, "tokenizers")
         assert not pretokenizer._differing.found_in(text)
+        assert pretokenizer._exact.findall(text) == pretokenizer._compiled.findall(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(), name=st.sampled_from([*PATTERNS, r"\w+|\W", r"[^\s\P{L}]+|\d+|[\S&&-]+|.", r"\p{P}+|\P{P}+"]))
+def test_the_exact_pattern_matches_like_the_fast_one_on_any_other_text(text: str, name: str) -> None:
+    pretokenizer = Pretokenizer(name, "tiktoken")
+    if not pretokenizer._differing.found_in(text):
         assert pretokenizer._exact.findall(text) == pretokenizer._compiled.findall(text)
 
 
