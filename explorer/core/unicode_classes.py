@@ -2,7 +2,7 @@
 
 `regex` ships newer Unicode tables than tiktoken (Rust's regex crate) and tokenizers
 (Oniguruma): about 17,000 code points are `\\p{L}` in `regex` only (new CJK blocks, U+0558...),
-U+0295 is `Ll` there and `Lo` in both references. A pattern must classify every code point as
+U+0295 is `Lo` there and `Ll` in both references. A pattern must classify every code point as
 the library that defines the tokenizer does, or chunks (and so ids and merges) differ.
 
 The classes are measured on the installed library itself: tiktoken keeps only the text a
