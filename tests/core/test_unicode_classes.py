@@ -27,6 +27,7 @@ from tokenizers import Regex, Tokenizer, pre_tokenizers
 from explorer.core.formats import hf
 from explorer.core.formats.own import from_merges
 from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer, hf_compatible
+from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
 from explorer.core.train import train
 from explorer.core import unicode_classes
 from explorer.core.unicode_classes import CLASSES, REFERENCES, Reference, differences, disagreements, table
@@ -176,6 +177,15 @@ def test_a_code_point_new_in_unicode_17_is_not_a_letter() -> None:
     # o200k splits words by case: U+0295 is lower case (Ll) for the references, Lo for `regex`.
     assert Pretokenizer("o200k", "regex").pieces("\u0295Ab") == ["\u0295Ab"]
     assert [c.text for c in Pretokenizer("o200k", "tiktoken").chunks("\u0295Ab")] == ["\u0295", "Ab"]
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base", "o200k_base"])
+def test_bundled_encodings_give_tiktokens_ids_on_long_text_with_new_code_points(name: str) -> None:
+    """Long texts are encoded window by window, cut between our chunks: with `regex`'s tables
+    a cut fell between U+3EA9D and 's, inside tiktoken's chunk "U+3EA9D '", and ids differed."""
+    tokenizer = TiktokenTokenizer.bundled(name)
+    for text in ["\U0003EA9D's" * 20000, "x\u0558'd " * 5000]:
+        assert tokenizer.encode(text) == tokenizer._encoding.encode_ordinary(text)  # tiktoken on the whole text
 
 
 def test_exported_tokenizer_gives_our_ids(tmp_path: Path) -> None:
