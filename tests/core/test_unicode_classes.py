@@ -26,6 +26,7 @@ from tokenizers import Regex, Tokenizer, pre_tokenizers
 
 from explorer.core.formats import hf
 from explorer.core.formats.own import from_merges
+from explorer.core.hf_tokenizer import HFTokenizer
 from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer, hf_compatible
 from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
 from explorer.core.train import train
@@ -196,6 +197,9 @@ def test_exported_tokenizer_gives_our_ids(tmp_path: Path) -> None:
     exported = Tokenizer.from_file(str(path))
     for text in ["\U0003EA9D's", *lines[:len(NEW_CHARACTERS)], "".join(lines)]:
         assert ours.encode(text) == exported.encode(text, add_special_tokens=False).ids, repr(text)
+    long = "\U0003EA9D's" * 20000  # cut into windows: by chunks as tokenizers sees them
+    assert HFTokenizer.from_file(path).encode(long) == exported.encode(long, add_special_tokens=False).ids
+    assert ours.encode(long) == exported.encode(long, add_special_tokens=False).ids
 
 
 @pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k", "llama3"])
