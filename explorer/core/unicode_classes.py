@@ -119,14 +119,15 @@ def shipped_path(reference: Reference) -> str:
 
 
 def _read(text: str, reference: Reference) -> dict[str, dict[str, Ranges]] | None:
+    """The tables in a shipped or cached file, or None if they are for other versions or damaged."""
     try:
         data = json.loads(text)
-    except ValueError:
+        if data.get("format") != _FORMAT or data.get("key") != _key(reference):
+            return None
+        return {name: {side: [(int(a), int(b)) for a, b in entry[side]] for side in ("extra", "missing")}
+                for name, entry in data["classes"].items()}
+    except (ValueError, TypeError, KeyError, AttributeError):
         return None
-    if not isinstance(data, dict) or data.get("format") != _FORMAT or data.get("key") != _key(reference):
-        return None
-    return {name: {side: [tuple(r) for r in entry[side]] for side in ("extra", "missing")}  # type: ignore[misc]
-            for name, entry in data["classes"].items()}
 
 
 def document(reference: Reference, classes: dict[str, dict[str, Ranges]]) -> str:

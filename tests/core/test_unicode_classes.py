@@ -145,6 +145,24 @@ def test_tables_are_what_the_installed_library_says(reference: Reference) -> Non
     assert not table(reference)[r"\p{M}"]["missing"]  # so is_mark, with regex's marks, holds the reference's
 
 
+def test_other_library_versions_are_measured_once_into_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(unicode_classes, "library_version", lambda reference: "0.0-other")
+    table.cache_clear()
+    try:
+        measured = table("tiktoken")
+        cached = list(unicode_classes.cache_dir().glob("unicode-tiktoken-0.0-other-*.json"))
+        assert len(cached) == 1 and measured == differences("tiktoken", CLASSES)
+        table.cache_clear()
+        monkeypatch.setattr(unicode_classes, "differences", lambda *args: pytest.fail("measured again"))
+        assert table("tiktoken") == measured
+        cached[0].write_text("{damaged")
+        table.cache_clear()
+        monkeypatch.setattr(unicode_classes, "differences", lambda *args: {name: measured[name] for name in CLASSES})
+        assert table("tiktoken") == measured  # a damaged entry is measured again
+    finally:
+        table.cache_clear()
+
+
 def test_the_shipped_tables_are_used_when_the_versions_match() -> None:
     shipped = Path(unicode_classes.__file__).parents[2] / "resources" / "unicode"
     for reference in REFERENCES:
