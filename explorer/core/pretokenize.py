@@ -188,7 +188,7 @@ class Pretokenizer:
 
     >>> Pretokenizer("gpt2").pieces("Hello world!")
     ['Hello', ' world', '!']
-    >>> Pretokenizer("llama3", "tokenizers").pieces("\\U0003EA9D's")  # a letter only since Unicode 17
+    >>> Pretokenizer("llama3", "tokenizers").pieces("\\U0003EA9D's")  # unassigned in Unicode 15
     ["\\U0003ea9d'", 's']
     """
 

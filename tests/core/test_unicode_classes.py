@@ -188,7 +188,8 @@ def test_the_exact_pattern_matches_like_the_fast_one_on_any_other_text(text: str
 
 
 def test_a_code_point_new_in_unicode_17_is_not_a_letter() -> None:
-    """The issue's repro: U+3EA9D is unassigned for both references, so it is punctuation."""
+    """The issue's repro: U+3EA9D (Seal script in regex's tables) is unassigned for both references,
+    so the punctuation alternative takes it with the apostrophe."""
     text = "\U0003EA9D's"
     assert Pretokenizer("llama3", "regex").pieces(text) == ["\U0003EA9D", "'s"]
     for reference in REFERENCES:
