@@ -131,7 +131,10 @@ def _read(text: str, reference: Reference) -> dict[str, dict[str, Ranges]] | Non
 
 
 def document(reference: Reference, classes: dict[str, dict[str, Ranges]]) -> str:
-    return json.dumps({"format": _FORMAT, "key": _key(reference), "classes": classes}, separators=(",", ":"))
+    """JSON with one class a line, so an upgrade's diff shows which classes moved."""
+    lines = [f"  {json.dumps(name)}: {json.dumps(entry, separators=(',', ':'))}" for name, entry in classes.items()]
+    head = json.dumps({"format": _FORMAT, "key": _key(reference)})[:-1]
+    return head + ', "classes": {\n' + ",\n".join(lines) + "\n}}"
 
 
 @lru_cache(maxsize=None)
