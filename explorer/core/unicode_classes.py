@@ -57,12 +57,37 @@ def library_version(reference: Reference) -> str:
     return metadata.version(reference)
 
 
+def _everything() -> str:
+    return "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+
+
 def _domain() -> str:
     """Every code point `regex` knows as assigned, private use excepted. A code point unassigned
     in newer Unicode is unassigned in older (assignments are never undone) and private use has
     not moved since Unicode 2.0, so the references can only differ from `regex` here."""
-    everything = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
-    return "".join(regex.findall(r"[^\p{Cn}\p{Co}]+", everything))
+    return "".join(regex.findall(r"[^\p{Cn}\p{Co}]+", _everything()))
+
+
+@lru_cache(maxsize=1)
+def regex_tables() -> str:
+    """Which Unicode tables `regex` has, as the number of code points they assign: it grows with
+    every Unicode version, while most `regex` releases keep the tables. Counting takes ~80 ms, so
+    it is kept in the cache per release."""
+    path = cache_dir() / f"unicode-regex-{regex.__version__}.txt"
+    try:
+        known = path.read_text("utf-8").strip()
+        if known.startswith("assigned-") and known[9:].isdigit():
+            return known
+    except OSError:
+        pass
+    assigned = sum(map(len, regex.findall(r"\P{Cn}+", _everything())))
+    known = f"assigned-{assigned}"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, known)
+    except OSError:
+        pass
+    return known
 
 
 def measure(reference: Reference, classes: Iterable[str], domain: str | None = None) -> dict[str, str]:
@@ -111,7 +136,7 @@ def differences(reference: Reference, classes: Iterable[str]) -> dict[str, dict[
 
 
 def _key(reference: Reference) -> str:
-    return f"{reference}-{library_version(reference)}-regex-{regex.__version__}"
+    return f"{reference}-{library_version(reference)}"
 
 
 def shipped_path(reference: Reference) -> str:
@@ -124,6 +149,8 @@ def _read(text: str, reference: Reference) -> dict[str, dict[str, Ranges]] | Non
         data = json.loads(text)
         if data.get("format") != _FORMAT or data.get("key") != _key(reference):
             return None
+        if data.get("regex") != regex.__version__ and data.get("regex_tables") != regex_tables():
+            return None  # measured against other Unicode tables of `regex`
         return {name: {side: [(int(a), int(b)) for a, b in entry[side]] for side in ("extra", "missing")}
                 for name, entry in data["classes"].items()}
     except (ValueError, TypeError, KeyError, AttributeError):
@@ -133,14 +160,16 @@ def _read(text: str, reference: Reference) -> dict[str, dict[str, Ranges]] | Non
 def document(reference: Reference, classes: dict[str, dict[str, Ranges]]) -> str:
     """JSON with one class a line, so an upgrade's diff shows which classes moved."""
     lines = [f"  {json.dumps(name)}: {json.dumps(entry, separators=(',', ':'))}" for name, entry in classes.items()]
-    head = json.dumps({"format": _FORMAT, "key": _key(reference)})[:-1]
+    head = json.dumps({"format": _FORMAT, "key": _key(reference), "regex": regex.__version__,
+                       "regex_tables": regex_tables()})[:-1]
     return head + ', "classes": {\n' + ",\n".join(lines) + "\n}}"
 
 
 @lru_cache(maxsize=None)
 def table(reference: Reference) -> dict[str, dict[str, Ranges]]:
     """Every mapped class's differences for `reference`: shipped, cached, or measured now
-    (about a second for tokenizers, once per version of the library and of `regex`)."""
+    (one to three seconds for tokenizers, once per version of the library and of `regex`'s
+    tables; a `regex` release with the same tables costs a count, once)."""
     if reference == "regex":
         return {name: {"extra": [], "missing": []} for name in CLASSES}
     from importlib import resources
@@ -150,7 +179,7 @@ def table(reference: Reference) -> dict[str, dict[str, Ranges]]:
                       reference)
     except OSError:
         found = None
-    cached = cache_dir() / f"unicode-{_key(reference)}.json"
+    cached = cache_dir() / f"unicode-{_key(reference)}-regex-{regex.__version__}.json"
     if found is None:
         try:
             found = _read(cached.read_text("utf-8"), reference)

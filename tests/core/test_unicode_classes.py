@@ -150,7 +150,7 @@ def test_other_library_versions_are_measured_once_into_the_cache(monkeypatch: py
     table.cache_clear()
     try:
         measured = table("tiktoken")
-        cached = list(unicode_classes.cache_dir().glob("unicode-tiktoken-0.0-other-*.json"))
+        cached = list(unicode_classes.cache_dir().glob("unicode-tiktoken-0.0-other-regex-*.json"))
         assert len(cached) == 1 and measured == differences("tiktoken", CLASSES)
         table.cache_clear()
         monkeypatch.setattr(unicode_classes, "differences", lambda *args: pytest.fail("measured again"))
@@ -159,6 +159,21 @@ def test_other_library_versions_are_measured_once_into_the_cache(monkeypatch: py
         table.cache_clear()
         monkeypatch.setattr(unicode_classes, "differences", lambda *args: {name: measured[name] for name in CLASSES})
         assert table("tiktoken") == measured  # a damaged entry is measured again
+    finally:
+        table.cache_clear()
+
+
+def test_a_regex_release_with_the_same_tables_keeps_the_shipped_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    shipped = table("tokenizers")
+    monkeypatch.setattr(regex, "__version__", "2099.1.1")
+    table.cache_clear()
+    try:
+        monkeypatch.setattr(unicode_classes, "differences", lambda *args: pytest.fail("measured again"))
+        assert table("tokenizers") == shipped
+        monkeypatch.setattr(unicode_classes, "regex_tables", lambda: "assigned-1")  # other tables: measure
+        monkeypatch.setattr(unicode_classes, "differences", lambda *args: {"measured": True})
+        table.cache_clear()
+        assert table("tokenizers") == {"measured": True}
     finally:
         table.cache_clear()
 
