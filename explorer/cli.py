@@ -23,7 +23,7 @@ from explorer.core.export import EXPORT_FORMATS, export
 from explorer.core.files import check_output, display_path, rescue_paths, unused_path
 from explorer.core.formats import own
 from explorer.core.load import list_tokenizers
-from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer
+from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer, natural_reference
 from explorer.core.tokenizer import SPECIAL_MODES, UnsupportedView
 from explorer.core.train import BpeTrainer, Merge
 
@@ -149,7 +149,8 @@ def _cmd_decode(args: argparse.Namespace) -> int:
 
 
 def _cmd_chunks(args: argparse.Namespace) -> int:
-    pretokenizer = Pretokenizer(args.pattern or "cl100k")
+    pattern = args.pattern or "cl100k"
+    pretokenizer = Pretokenizer(pattern, natural_reference(pattern))
     if args.tokenizer:
         tokenizer = load(args)
         if tokenizer.pretokenizer is None:
@@ -158,7 +159,8 @@ def _cmd_chunks(args: argparse.Namespace) -> int:
     chunks = pretokenizer.chunks(read_input(args))
     if args.json:
         document = {
-            "pattern": {"name": pretokenizer.name, "regex": pretokenizer.regex, "alternatives": pretokenizer.labels},
+            "pattern": {"name": pretokenizer.name, "regex": pretokenizer.regex, "alternatives": pretokenizer.labels,
+                        "reference": pretokenizer.reference},
             "chunks": [{"text": c.text, "start": c.start, "end": c.end, "alternative": c.alternative,
                         "label": c.label, "gap": c.is_gap} for c in chunks],
         }

@@ -19,6 +19,7 @@ from explorer.core.bytelevel import to_chars
 from explorer.core.errors import ExplorerError, SpecialTokenError
 from explorer.core.merges import MergeForest
 from explorer.core.pretokenize import Pretokenizer
+from explorer.core.unicode_classes import Reference
 from explorer.core.tokenizer import SPECIAL_MODES, SpecialMode, Tokenizer
 
 _LONG_CHUNK = 48  # bytes; longer chunks use the heap-based merge loop
@@ -108,11 +109,12 @@ class BPE(Tokenizer):
         source: str = "",
         vocab: Sequence[bytes] | None = None,
         ignore_merges: bool = False,
+        reference: Reference = "tokenizers",
     ) -> None:
         self.name = name
         self.source = source
         self.metadata = dict(metadata or {})
-        self._pretokenizer = Pretokenizer(pattern)
+        self._pretokenizer = Pretokenizer(pattern, reference)  # whose Unicode tables the pattern follows
         self.vocab: list[bytes] = list(vocab) if vocab is not None else [bytes([b]) for b in range(256)]
         self.byte_ids = _byte_ids(self.vocab)  # byte value -> its id; None when they are equal
         self.merges: list[tuple[int, int, int]] = []

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from functools import cached_property, reduce
 
 from explorer.core.errors import PatternError, PatternTimeoutError
-from explorer.core.pretokenize import Chunk, Pretokenizer
+from explorer.core.pretokenize import Chunk, Pretokenizer, natural_reference
 from explorer.core.tokenizer import Token
+from explorer.core.unicode_classes import REFERENCES, Disagreement, Reference, disagreements
 
 
 def boundaries(chunks: Sequence[Chunk]) -> frozenset[int]:
@@ -154,14 +155,21 @@ class PatternRun:
     error: str = ""
     position: int | None = None  # where in the pattern the error is, if known
     timed_out: bool = False
+    reference: Reference = "tokenizers"  # whose Unicode tables made the chunks
+    disagreements: tuple[Disagreement, ...] = ()  # characters tiktoken and tokenizers classify apart
+    other_chunks: tuple[Chunk, ...] | None = None  # the other library's chunks, where they differ
 
     @property
     def ok(self) -> bool:
         return not self.error
 
 
-def run_pattern(pattern: str, text: str) -> PatternRun:
+def run_pattern(pattern: str, text: str, reference: Reference | None = None) -> PatternRun:
     """Chunk `text` with `pattern` (a name or a regex); errors and timeouts become a PatternRun too.
+
+    The chunks follow `reference`'s Unicode tables (by default tiktoken's for OpenAI's patterns,
+    tokenizers' for any other); where the two libraries classify a character of the text
+    differently, the run lists it, and the other library's chunks if they differ.
 
     >>> run_pattern("gpt2", "hi there").labels[:2]
     ('contraction', 'letters')
@@ -169,11 +177,19 @@ def run_pattern(pattern: str, text: str) -> PatternRun:
     >>> run.ok, run.position
     (False, 2)
     """
+    reference = reference or natural_reference(pattern)
     try:
-        pretokenizer = Pretokenizer(pattern)
+        pretokenizer = Pretokenizer(pattern, reference)
         chunks = pretokenizer.chunks(text)
+        apart = tuple(disagreements(text, pretokenizer.classes))
+        other = None
+        if apart:
+            other_reference = next(r for r in REFERENCES if r != reference)
+            other_chunks = Pretokenizer(pattern, other_reference).chunks(text)
+            other = tuple(other_chunks) if boundaries(other_chunks) != boundaries(chunks) else None
     except PatternTimeoutError as exc:
-        return PatternRun(pattern, text, error=exc.message, timed_out=True)
+        return PatternRun(pattern, text, error=exc.message, timed_out=True, reference=reference)
     except PatternError as exc:
-        return PatternRun(pattern, text, error=exc.message, position=exc.position)
-    return PatternRun(pattern, text, tuple(chunks), tuple(pretokenizer.labels), tuple(pretokenizer.alternatives))
+        return PatternRun(pattern, text, error=exc.message, position=exc.position, reference=reference)
+    return PatternRun(pattern, text, tuple(chunks), tuple(pretokenizer.labels), tuple(pretokenizer.alternatives),
+                      reference=reference, disagreements=apart, other_chunks=other)

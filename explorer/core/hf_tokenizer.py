@@ -216,7 +216,7 @@ class HFTokenizer(ListedVocabulary):
 
     @cached_property
     def _pretokenizer(self) -> Pretokenizer | None:
-        return Pretokenizer(self._pattern) if self._pattern is not None else None
+        return Pretokenizer(self._pattern, "tokenizers") if self._pattern is not None else None
 
     @cached_property
     def merges(self) -> list[tuple[int, int, int]]:

@@ -3,6 +3,9 @@
 Merges happen inside a chunk, never across two. Every chunk remembers which top-level
 alternative of the pattern matched it, and text a custom pattern does not match becomes a
 "gap" chunk, so the chunks always join back to the original text.
+
+A pattern is read with the Unicode tables of a reference library: tiktoken's for its encodings,
+tokenizers' for training and tokenizer.json (see unicode_classes: `regex`'s own are newer).
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import re
-import unicodedata
 
 import regex
 
 from explorer.core.errors import PatternError, PatternTimeoutError
+from explorer.core.unicode_classes import DifferingFinder, Reference, differing, exact_pattern, is_mark
 
 # The patterns of real tokenizers, verbatim, so chunking equals theirs.
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -47,6 +50,9 @@ DIGITS = (
 NONE = r"""(?s:.+)"""
 # What tokenizers' `ByteLevel(use_regex=True)` splits with: GPT-2's pattern without `\s+$`.
 BYTE_LEVEL = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# Whose Unicode tables a named pattern follows when nothing else says (the Chunks pane, `chunks`):
+# the library of the tokenizers that made it known.
+NATURAL_REFERENCES: dict[str, Reference] = {"gpt2": "tiktoken", "cl100k": "tiktoken", "o200k": "tiktoken"}
 
 NAMED_PATTERNS: dict[str, str] = {
     "gpt2": GPT2,
@@ -157,10 +163,19 @@ def describe_alternative(source: str) -> str:
     return source if len(source) <= 24 else source[:21] + "..."
 
 
-def compile_pattern(pattern: str) -> regex.Pattern[str]:
+def natural_reference(pattern: str) -> Reference:
+    """tiktoken for the patterns of OpenAI's encodings, tokenizers for any other."""
+    return NATURAL_REFERENCES.get(pattern, NATURAL_REFERENCES.get(_name_of(pattern), "tokenizers"))
+
+
+def _name_of(pattern: str) -> str:
+    return next((name for name, known in NAMED_PATTERNS.items() if known == pattern), "custom")
+
+
+def compile_pattern(pattern: str, flags: int = 0) -> regex.Pattern[str]:
     """Compile with the `regex` module (\\p{L} etc.), turning its error into PatternError."""
     try:
-        return regex.compile(pattern)
+        return regex.compile(pattern, flags)
     except regex.error as exc:
         raise PatternError(exc.msg, pattern, exc.pos) from None
     except (ValueError, OverflowError, RecursionError) as exc:
@@ -170,13 +185,21 @@ def compile_pattern(pattern: str) -> regex.Pattern[str]:
 class Pretokenizer:
     """Cuts text into chunks with a named pattern (`gpt2`, `cl100k`, ...) or any custom regex.
 
+    `reference` is the library whose Unicode tables decide what `\\p{L}`, `\\s`... match:
+    "tokenizers" (training, tokenizer.json), "tiktoken" (its encodings and .tiktoken files), or
+    "regex" for the `regex` module's own (minbpe). Text holding a code point on which `regex`
+    and the reference differ runs through an exact pattern; other text through the fast one.
+
     >>> Pretokenizer("gpt2").pieces("Hello world!")
     ['Hello', ' world', '!']
+    >>> Pretokenizer("llama3", "tokenizers").pieces("\\U0003EA9D's")  # unassigned in Unicode 15
+    ["\\U0003ea9d'", 's']
     """
 
-    def __init__(self, pattern: str = "cl100k") -> None:
+    def __init__(self, pattern: str = "cl100k", reference: Reference = "tokenizers") -> None:
         self.regex = NAMED_PATTERNS.get(pattern, pattern)
-        self.name = next((name for name, known in NAMED_PATTERNS.items() if known == self.regex), "custom")
+        self.name = _name_of(self.regex)
+        self.reference = reference
         if not self.regex:
             raise PatternError("the pattern is empty", self.regex, 0)
         self._compiled = compile_pattern(self.regex)
@@ -187,9 +210,27 @@ class Pretokenizer:
         # Named patterns match every character, never match empty text and cannot backtrack
         # catastrophically: they skip the gap check and the timeout, which halves their speed.
         self._trusted = self.name != "custom"
+        exact = exact_pattern(_without_possessives(self.regex) if self._trusted else self.regex, reference)
+        self._exact_source = exact.source
+        self.classes = exact.classes  # the Unicode classes the pattern uses (`\\p{L}`, `\\s`...)
+        self._differing = DifferingFinder(differing(reference, exact.classes) if exact.source else [])
 
     def __repr__(self) -> str:
-        return f"Pretokenizer({self.name if self._trusted else self.regex!r})"
+        return f"Pretokenizer({self.name if self._trusted else self.regex!r}, {self.reference!r})"
+
+    @cached_property
+    def _exact(self) -> regex.Pattern[str]:
+        """The pattern with the reference's classes (compiled on first use: few texts need it).
+        A custom pattern that `regex`'s V1 syntax cannot read keeps `regex`'s own tables."""
+        if self._exact_source is None:
+            return self._compiled
+        try:
+            return compile_pattern(self._exact_source, regex.V1)
+        except PatternError:
+            return self._compiled
+
+    def _regex_for(self, text: str) -> regex.Pattern[str]:
+        return self._exact if self._differing.found_in(text) else self._compiled
 
     @cached_property
     def alternatives(self) -> list[str]:
@@ -203,21 +244,30 @@ class Pretokenizer:
     def _alternatives_compiled(self) -> list[regex.Pattern[str] | None]:
         """Each top-level alternative on its own (None if it cannot stand alone, e.g. it refers
         to a group of another alternative)."""
+        return self._compile_alternatives(exact=False)
+
+    @cached_property
+    def _alternatives_exact(self) -> list[regex.Pattern[str] | None]:
+        return self._compile_alternatives(exact=True)
+
+    def _compile_alternatives(self, exact: bool) -> list[regex.Pattern[str] | None]:
         flags, alternatives = split_alternatives(self.regex)
         compiled: list[regex.Pattern[str] | None] = []
         for alternative in alternatives:
+            rewritten = exact_pattern(flags + alternative, self.reference).source if exact else None
             try:
-                compiled.append(regex.compile(flags + alternative))
+                compiled.append(regex.compile(rewritten, regex.V1) if rewritten else regex.compile(flags + alternative))
             except regex.error:
                 compiled.append(None)
         return compiled
 
-    def _alternative_at(self, text: str, start: int, end: int) -> int:
+    def _alternative_at(self, text: str, start: int, end: int,
+                        alternatives: list[regex.Pattern[str] | None]) -> int:
         """Which alternative produced the match `text[start:end]`: the first one that matches
         there with the same end, since a top-level alternation takes the first that matches.
         Trying them one by one (rather than wrapping each in a group) keeps numbered
         backreferences in custom patterns working."""
-        for index, alternative in enumerate(self._alternatives_compiled):
+        for index, alternative in enumerate(alternatives):
             if alternative is not None:
                 match = alternative.match(text, start, timeout=_timeout_for(text))
                 if match is not None and match.end() == end:
@@ -229,12 +279,13 @@ class Pretokenizer:
         if self._trusted:
             if self._ascii is not None and text.isascii():
                 return self._ascii.findall(text)
-            return self._compiled.findall(text)
+            return self._regex_for(text).findall(text)
+        compiled = self._regex_for(text)
         try:
-            if self._compiled.groups == 0:
-                pieces = self._compiled.findall(text, timeout=_timeout_for(text))
+            if compiled.groups == 0:
+                pieces = compiled.findall(text, timeout=_timeout_for(text))
             else:
-                pieces = [m.group() for m in self._compiled.finditer(text, timeout=_timeout_for(text))]
+                pieces = [m.group() for m in compiled.finditer(text, timeout=_timeout_for(text))]
         except TimeoutError:
             raise PatternTimeoutError(self.regex, _timeout_for(text)) from None
         if "" in pieces or sum(map(len, pieces)) != len(text):
@@ -313,14 +364,17 @@ class Pretokenizer:
         labels = self.labels
         out: list[Chunk] = []
         position = 0
+        exact = self._differing.found_in(text)
+        compiled = self._exact if exact else self._compiled
+        alternatives = self._alternatives_exact if exact else self._alternatives_compiled
         try:
-            for match in self._compiled.finditer(text, timeout=_timeout_for(text)):
+            for match in compiled.finditer(text, timeout=_timeout_for(text)):
                 start, end = match.span()
                 if start == end:
                     continue
                 if start > position:
                     out.append(Chunk(text[position:start], position, start, GAP, GAP_LABEL))
-                alternative = self._alternative_at(text, start, end)
+                alternative = self._alternative_at(text, start, end, alternatives)
                 label = labels[alternative] if alternative != GAP else "match"
                 out.append(Chunk(match.group(), start, end, alternative, label))
                 position = end
@@ -333,7 +387,7 @@ class Pretokenizer:
 
 def _can_cut_between(before: str, after: str) -> bool:
     """True where ending one text and starting another cannot change the chunks (see `windows`)."""
-    return not (before[-1].isspace() or after[0].isspace() or unicodedata.category(after[0]).startswith("M"))
+    return not (before[-1].isspace() or after[0].isspace() or is_mark(after[0]))
 
 
 def _without_possessives(pattern: str) -> str:

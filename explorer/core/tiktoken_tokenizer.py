@@ -100,7 +100,7 @@ class TiktokenTokenizer(ListedVocabulary):
 
     @cached_property
     def pretokenizer(self) -> Pretokenizer:
-        return Pretokenizer(self.pattern)
+        return Pretokenizer(self.pattern, "tiktoken")
 
     @cached_property
     def merges(self) -> list[tuple[int, int, int]]:
@@ -120,4 +120,4 @@ class TiktokenTokenizer(ListedVocabulary):
     @cached_property
     def _bpe(self) -> BPE:
         return BPE(self.merges, self.pattern, self.special_tokens, self.name, source=self.source,
-                   vocab=self._mergeable)
+                   vocab=self._mergeable, reference="tiktoken")

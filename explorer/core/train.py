@@ -87,7 +87,7 @@ class BpeTrainer:
         self.special_tokens = list(dict.fromkeys(special_tokens))
         check_vocab_size(vocab_size, self.special_tokens)
         self.vocab_size = vocab_size
-        self.pretokenizer = Pretokenizer(pattern)
+        self.pretokenizer = Pretokenizer(pattern, "tokenizers")  # HF BpeTrainer is the reference
         self.chunk_counts: Counter[str] = Counter()
         self.texts = 0
         self.chars = 0

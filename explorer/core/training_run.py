@@ -99,7 +99,7 @@ class HeldOutTracker:
     """
 
     def __init__(self, texts: Iterable[str], pattern: str) -> None:
-        pieces = Pretokenizer(pattern).pieces
+        pieces = Pretokenizer(pattern, "tokenizers").pieces  # as the trainer (HF BpeTrainer) splits
         chunk_counts: Counter[str] = Counter()
         for text in texts:
             chunk_counts.update(pieces(text))

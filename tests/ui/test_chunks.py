@@ -199,3 +199,19 @@ def test_a_chunk_wider_than_the_column_continues_in_open_boxes(qtbot: QtBot, pan
     newline = next(b for b in view.boxes if text[b.end - 1] == "\n")
     after = view.boxes[view.boxes.index(newline) + 1]
     assert after.rect.top() > newline.rect.top()  # the text's line break is kept
+
+
+def test_note_where_tiktoken_and_tokenizers_classify_the_text_apart(qtbot: QtBot, pane: ChunksPane) -> None:
+    """tiktoken's \\w holds U+200D (ZERO WIDTH JOINER), tokenizers' does not: the column says so."""
+    pane.set_text("a\u200db and c")
+    column, plain = pane.columns[2], pane.columns[0]
+    column.set_pattern(r"\w+|\W+")
+    settle(qtbot, pane)
+    assert column.reference_note.isVisible() and not plain.reference_note.isVisible()
+    note = column.reference_note.text()
+    assert "U+200D ZERO WIDTH JOINER" in note and r"tiktoken: \w; tokenizers: not \w" in note
+    assert "follow tokenizers" in note and "tiktoken would cut this text into 5 chunks" in note
+    assert [c.text for c in column.view.chunks][:3] == ["a", "\u200d", "b"]
+    pane.set_text("a and c")  # nothing classified apart: the note goes
+    settle(qtbot, pane)
+    assert not column.reference_note.isVisible()

@@ -46,7 +46,8 @@ def load(path: str | os.PathLike[str]) -> BPE:
     except (ValueError, IndexError) as exc:
         raise TokenizerFileError(path, f"damaged minbpe model ({exc})") from None
     try:
-        return BPE(merges, pattern, specials, Path(path).stem, source=str(path))
+        # minbpe splits with the `regex` module, so its tables are the reference.
+        return BPE(merges, pattern, specials, Path(path).stem, source=str(path), reference="regex")
     except ExplorerError as exc:
         raise TokenizerFileError(path, str(exc)) from None
 

@@ -14,6 +14,7 @@ from explorer.core.pretokenize import NAMED_PATTERNS, PATTERN_DESCRIPTIONS
 from explorer.ui.chunks.view import ChunkView, accent, alternative_color
 
 CUSTOM = "custom"
+MAX_NOTED = 5  # characters listed in the note on tiktoken and tokenizers
 
 
 class PatternColumn(QFrame):
@@ -60,6 +61,11 @@ class PatternColumn(QFrame):
         self.message.setWordWrap(True)
         self.message.setTextFormat(Qt.TextFormat.RichText)
         self.message.setVisible(False)
+        self.reference_note = QLabel()  # where tiktoken and tokenizers classify the text apart
+        self.reference_note.setObjectName("referenceNote")
+        self.reference_note.setWordWrap(True)
+        self.reference_note.setTextFormat(Qt.TextFormat.RichText)
+        self.reference_note.setVisible(False)
 
         self.view = ChunkView()
         self.scroll = QScrollArea()
@@ -80,6 +86,7 @@ class PatternColumn(QFrame):
         layout.addLayout(header)
         layout.addWidget(self.editor)
         layout.addWidget(self.message)
+        layout.addWidget(self.reference_note)
         layout.addWidget(self.scroll, 1)
         layout.addWidget(self.legend)
 
@@ -141,7 +148,25 @@ class PatternColumn(QFrame):
         self.view.set_chunks(run.text, run.chunks, run.labels, run.sources)
         gaps = sum(1 for c in run.chunks if c.is_gap)
         self.count.setText(f"{len(run.chunks):,} chunks" + (f", {gaps} gaps" if gaps else ""))
+        self.count.setToolTip(f"Unicode classes as {run.reference} reads them")
+        self._show_reference_note(run)
         self._update_legend()
+
+    def _show_reference_note(self, run: PatternRun) -> None:
+        """Say which characters tiktoken and tokenizers classify apart, and what that does here."""
+        self.reference_note.setVisible(bool(run.disagreements))
+        if not run.disagreements:
+            return
+        shown = run.disagreements[:MAX_NOTED]
+        items = "".join(f"<li>{html.escape(d.describe())}</li>" for d in shown)
+        more = f"<br>and {len(run.disagreements) - MAX_NOTED} more" if len(run.disagreements) > MAX_NOTED else ""
+        other = "tokenizers" if run.reference == "tiktoken" else "tiktoken"
+        effect = (f"{other} would cut this text into {len(run.other_chunks):,} chunks." if run.other_chunks is not None
+                  else f"{other} cuts this text the same way all the same.")
+        self.reference_note.setText(f"<b>tiktoken and tokenizers classify {len(run.disagreements)} "
+                                    f"character{'s' if len(run.disagreements) != 1 else ''} differently</b>"
+                                    f"<ul style='margin:0'>{items}</ul>{more}Chunks shown follow {run.reference}; "
+                                    f"{effect}")
 
     def _show_error(self, run: PatternRun) -> None:
         color = accent(self.dark).name()
