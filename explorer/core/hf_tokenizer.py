@@ -22,9 +22,10 @@ from explorer.core.bytelevel import from_chars
 from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
 from explorer.core.files import read_json
 from explorer.core.merges import MergeForest
-from explorer.core.pretokenize import NONE, Pretokenizer
-from explorer.core.tokenizer import (VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, ListedVocabulary, SpecialMode, Token,
-                                     UnsupportedView)
+from explorer.core.pretokenize import NAMED_PATTERNS, NONE, Pretokenizer, hf_compatible
+from explorer.core.rust_calls import RustCall
+from explorer.core.tokenizer import (MAX_TOKEN_ID, VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, ListedVocabulary,
+                                     SpecialMode, Token, UnsupportedView)
 
 # What `ByteLevel(use_regex=True)` splits with: the original GPT-2 pattern, as tokenizers has it.
 BYTE_LEVEL_REGEX = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -49,8 +50,10 @@ class HFTokenizer(ListedVocabulary):
     def __init__(self, document: dict[str, Any], text: str, name: str, source: str) -> None:
         self.name = name
         self.source = source
+        _check_ids(document, source)
         try:
-            self._hf = tokenizers.Tokenizer.from_str(text)
+            with RustCall(lambda panic: TokenizerFileError(source, f"tokenizers cannot read it: {panic}")):
+                self._hf = tokenizers.Tokenizer.from_str(text)
         except Exception as exc:  # tokenizers raises plain Exception for every kind of bad file
             raise TokenizerFileError(source, f"tokenizers cannot read it: {exc}") from None
         self._document = document
@@ -131,13 +134,25 @@ class HFTokenizer(ListedVocabulary):
         library = self._plain if special == "plain" else self._hf
         windows = self._windows(text, special)
         encodings: list[tokenizers.Encoding] = []
-        for group in range(0, len(windows), _BATCH):  # results are converted holding the lock: keep them small
-            encodings += library.encode_batch(windows[group:group + _BATCH], add_special_tokens=False)
+        with RustCall(self._encode_failed, hold=self._custom_split):
+            for group in range(0, len(windows), _BATCH):  # results are converted holding the lock: keep them small
+                encodings += library.encode_batch(windows[group:group + _BATCH], add_special_tokens=False)
         shifts, position = [], 0
         for window in windows:
             shifts.append(position)
             position += len(window)
         return list(zip(shifts, encodings))
+
+    def _encode_failed(self, panic: str) -> ExplorerError:
+        return ExplorerError(f"tokenizers failed to encode this text with {self.name} ({panic}); a split pattern "
+                             "with nested repetition can exceed its regex engine's limit on some texts: simplify "
+                             f"the pattern in {self.source}")
+
+    @cached_property
+    def _custom_split(self) -> bool:
+        """A Split regex that is none of the known ones: Oniguruma may give up on it (and panic)."""
+        known = {BYTE_LEVEL_REGEX, *NAMED_PATTERNS.values(), *map(hf_compatible, NAMED_PATTERNS.values())}
+        return any(regex not in known for regex in _split_regexes(self._document.get("pre_tokenizer")))
 
     def _windows(self, text: str, special: SpecialMode) -> list[str]:
         """Windows cut between chunks and never inside an added token (see Pretokenizer.windows).
@@ -174,7 +189,7 @@ class HFTokenizer(ListedVocabulary):
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         ids = list(ids)
-        joined = join_token_bytes(self._vocab, ids)  # also checks every id exists
+        joined = join_token_bytes(self._vocab, ids, self.name)  # also checks every id exists
         if self.byte_level:
             return joined
         return self._hf.decode(ids, skip_special_tokens=False).encode("utf-8")
@@ -245,6 +260,26 @@ class HFTokenizer(ListedVocabulary):
         elif self.pretokenizer is None:
             reasons[VIEW_CHUNKS] = self._no_chunks or "the pre-tokenizer is not a regex split we can show"
         return reasons
+
+
+def _check_ids(document: dict[str, Any], source: str) -> None:
+    """Refuse ids that no real vocabulary has before `tokenizers` or our id table allocates for them."""
+    vocab = document["model"].get("vocab")
+    ids = list(vocab.values()) if isinstance(vocab, dict) else []
+    ids += [t.get("id") for t in document.get("added_tokens") or [] if isinstance(t, dict)]
+    bad = next((i for i in ids if not isinstance(i, int) or not 0 <= i < MAX_TOKEN_ID), None)
+    if bad is not None:
+        raise TokenizerFileError(source, f"the id {bad!r} is not a whole number from 0 to {MAX_TOKEN_ID - 1}: "
+                                 "the file is damaged")
+
+
+def _split_regexes(component: dict[str, Any] | None) -> list[str]:
+    """The regex of every Split step of a pre-tokenizer, inside Sequences too."""
+    if not isinstance(component, dict):
+        return []
+    own = [component["pattern"]["Regex"]] if component.get("type") == "Split" and isinstance(
+        component.get("pattern"), dict) and "Regex" in component["pattern"] else []
+    return own + [regex for step in component.get("pretokenizers") or [] for regex in _split_regexes(step)]
 
 
 def _mentions_byte_level(document: dict[str, Any]) -> bool:
