@@ -310,7 +310,7 @@ def join_token_bytes(vocab: Sequence[bytes], ids: Iterable[int], name: str = "th
     ids = ids if isinstance(ids, (list, tuple)) else list(ids)
     try:
         parts = [vocab[i] for i in ids]
-        if b"" not in parts and (not ids or min(ids) >= 0):
+        if all(parts) and min(ids, default=0) >= 0:  # two C-level passes: no hole, no negative id
             return b"".join(parts)
     except (IndexError, TypeError):
         pass

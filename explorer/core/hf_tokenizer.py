@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import os
+from collections import Counter
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
@@ -265,12 +266,17 @@ class HFTokenizer(ListedVocabulary):
 def _check_ids(document: dict[str, Any], source: str) -> None:
     """Refuse ids that no real vocabulary has before `tokenizers` or our id table allocates for them."""
     vocab = document["model"].get("vocab")
-    ids = list(vocab.values()) if isinstance(vocab, dict) else []
-    ids += [t.get("id") for t in document.get("added_tokens") or [] if isinstance(t, dict)]
+    model_ids = list(vocab.values()) if isinstance(vocab, dict) else []
+    ids = model_ids + [t.get("id") for t in document.get("added_tokens") or [] if isinstance(t, dict)]
     bad = next((i for i in ids if not isinstance(i, int) or not 0 <= i < MAX_TOKEN_ID), None)
     if bad is not None:
         raise TokenizerFileError(source, f"the id {bad!r} is not a whole number from 0 to {MAX_TOKEN_ID - 1}: "
                                  "the file is damaged")
+    if len(set(model_ids)) != len(model_ids):
+        twice = next(token_id for token_id, count in Counter(model_ids).items() if count > 1)
+        tokens = [token for token, token_id in vocab.items() if token_id == twice]  # type: ignore[union-attr]
+        raise TokenizerFileError(source, f"the vocabulary gives the id {twice} to {tokens[0]!r} and {tokens[1]!r}; "
+                                 "each token needs its own id")
 
 
 def _split_regexes(component: dict[str, Any] | None) -> list[str]:

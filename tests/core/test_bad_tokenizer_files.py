@@ -315,3 +315,12 @@ def test_cli_refuses_bad_names_before_any_work(tmp_path: Path) -> None:
     forced = run("chunks", "--pattern", "regex:hello", "--text", "hello world")
     assert forced.returncode == 0 and forced.stdout.startswith("0\t5\t"), forced.stderr
     assert_one_line_error(run("encode", "--tokenizer", "o200k", "--text", "hi"), "did you mean o200k_base?")
+
+
+def test_tokenizer_json_with_an_id_given_twice_is_refused(tmp_path: Path) -> None:
+    path = split_tokenizer_json(tmp_path, r"\S+|\s+")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["model"]["vocab"]["ab"] = 97  # already "a"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match="gives the id 97 to 'a' and 'ab'"):
+        load_tokenizer(str(path))
