@@ -15,6 +15,7 @@ from functools import cached_property
 
 import regex
 
+from explorer.core.bytelevel import to_chars
 from explorer.core.errors import ExplorerError, SpecialTokenError
 from explorer.core.merges import MergeForest
 from explorer.core.pretokenize import Pretokenizer
@@ -135,13 +136,16 @@ class BPE(Tokenizer):
         self.vocab[token_id] = data
 
     def _set_special(self, token: str, token_id: int) -> None:
-        """A special token may share an id only with a token of exactly its bytes (Hugging Face's
-        trainer reuses the id when a merge rebuilds a special token); anything else is a clash."""
+        """A special token may share an id only with a token of its bytes, or with a byte or merged
+        token spelt like it (`to_chars`, as Hugging Face's trainer shares them; see train.py);
+        any other token at its id is a clash: the file is damaged."""
         data = token.encode("utf-8")
         if not 0 <= token_id < MAX_TOKEN_ID:
             raise ExplorerError(f"the special token {token!r} has id {token_id}, outside 0 to {MAX_TOKEN_ID - 1}; "
                                 "the file is damaged")
         existing = self.vocab[token_id] if token_id < len(self.vocab) else b""
+        if existing and to_chars(existing) == token:
+            return  # a byte or merged token spelt like this special token: they share the id (train.py)
         if existing and existing != data:
             raise ExplorerError(f"the special token {token!r} has id {token_id}, which is already the token "
                                 f"{existing!r}; give it an id of its own (such as {len(self.vocab)})")

@@ -324,3 +324,9 @@ def test_tokenizer_json_with_an_id_given_twice_is_refused(tmp_path: Path) -> Non
     path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(TokenizerFileError, match="gives the id 97 to 'a' and 'ab'"):
         load_tokenizer(str(path))
+
+
+def test_a_special_token_spelt_like_a_byte_level_token_shares_its_id(tmp_path: Path) -> None:
+    """`Ġ` is how a byte-level vocabulary spells the space: Hugging Face's trainer gives both one id."""
+    tokenizer = load_tokenizer(str(own_file(tmp_path, [[97, 97, 256]], {"Ġ": 32})))
+    assert tokenizer.decode([32]) == " " and tokenizer.encode("a Ġ", "allowed") == [97, 32, 32]
