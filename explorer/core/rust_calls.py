@@ -18,6 +18,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from types import TracebackType
+from typing import IO
 
 from explorer.core.errors import ExplorerError
 
@@ -42,18 +43,17 @@ class RustCall:
         self._error = error
         self._hold = hold
         self._saved = -1
-        self._capture: tempfile._TemporaryFileWrapper[bytes] | None = None
+        self._capture: IO[bytes] | None = None
 
     def __enter__(self) -> RustCall:
         if self._hold:
             _HELD.acquire()
             try:
-                if sys.stderr is not None:
-                    sys.stderr.flush()
-                self._capture = tempfile.TemporaryFile()  # type: ignore[assignment]
+                _flush_stderr()
+                self._capture = tempfile.TemporaryFile()
                 self._saved = os.dup(2)
-                os.dup2(self._capture.fileno(), 2)  # type: ignore[union-attr]
-            except OSError:  # no stderr to hold (closed): run the call as it is
+                os.dup2(self._capture.fileno(), 2)
+            except OSError:  # no stderr to hold (closed), no temporary file: run the call as it is
                 self._release(pass_on=False)
         return self
 
@@ -68,8 +68,7 @@ class RustCall:
     def _release(self, pass_on: bool) -> None:
         """Put file descriptor 2 back; pass on what was written meanwhile unless it was a panic's report."""
         try:
-            if sys.stderr is not None:
-                sys.stderr.flush()
+            _flush_stderr()  # what Python wrote meanwhile belongs to the held part
             if self._saved >= 0:
                 os.dup2(self._saved, 2)
                 os.close(self._saved)
@@ -85,3 +84,12 @@ class RustCall:
         finally:
             self._hold = False
             _HELD.release()
+
+
+def _flush_stderr() -> None:
+    """Flush Python's stderr, if it is there and open (a GUI started without a console has none)."""
+    try:
+        if sys.stderr is not None:
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
