@@ -156,7 +156,7 @@ class BPE(Tokenizer):
         if min(left, right) < 0 or max(left, right) >= len(self.vocab) or not self.vocab[left] or not self.vocab[right]:
             bad = left if left < 0 or left >= len(self.vocab) or not self.vocab[left] else right
             raise ExplorerError(f"merge {rank} ({left} + {right} -> {new_id}) uses token {bad} before it exists; "
-                                "a merge may only join tokens made earlier")
+                                "a merge may only join tokens made earlier: the file is damaged")
         if not 0 <= new_id < MAX_TOKEN_ID:
             raise ExplorerError(f"merge {rank} ({left} + {right} -> {new_id}) makes an id outside 0 to "
                                 f"{MAX_TOKEN_ID - 1}; the file is damaged")
@@ -166,7 +166,7 @@ class BPE(Tokenizer):
         if existing and existing != joined and existing != to_chars(joined).encode("utf-8"):
             raise ExplorerError(f"merge {rank} ({left} + {right} -> {new_id}) would make id {new_id} {joined!r}, "
                                 f"but id {new_id} is already {existing!r}; the merges do not agree with the bytes "
-                                "they claim (was the file edited?)")
+                                "they claim: the file is damaged or was edited, train or export it again")
         if (left, right) in self.ranks:
             return  # a repeated pair never applies twice
         self.ranks[left, right] = len(self.merges)
