@@ -152,7 +152,7 @@ class HFTokenizer(ListedVocabulary):
     @cached_property
     def _custom_split(self) -> bool:
         """A Split regex that is none of the known ones: Oniguruma may give up on it (and panic)."""
-        known = {BYTE_LEVEL_REGEX, *NAMED_PATTERNS.values(), *map(hf_compatible, NAMED_PATTERNS.values())}
+        known = {*NAMED_PATTERNS.values(), *map(hf_compatible, NAMED_PATTERNS.values())}
         return any(regex not in known for regex in _split_regexes(self._document.get("pre_tokenizer")))
 
     def _windows(self, text: str, special: SpecialMode) -> list[str]:
