@@ -23,7 +23,7 @@ from explorer.core.export import EXPORT_FORMATS, export
 from explorer.core.files import check_output, display_path, rescue_paths, unused_path
 from explorer.core.formats import own
 from explorer.core.load import list_tokenizers
-from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer, natural_reference
+from explorer.core.pretokenize import NAMED_PATTERNS, REGEX_PREFIX, Pretokenizer, natural_reference
 from explorer.core.tokenizer import SPECIAL_MODES, UnsupportedView
 from explorer.core.train import BpeTrainer, Merge
 
@@ -199,7 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "With no command, opens the window.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    pattern_help = f"a named pattern ({', '.join(NAMED_PATTERNS)}) or a regex (default: cl100k)"
+    pattern_help = (f"a named pattern ({', '.join(NAMED_PATTERNS)}) or a regex (default: cl100k); "
+                    f"a bare word must be a name: write {REGEX_PREFIX}WORD to match the word itself")
 
     train = commands.add_parser("train", help="learn merges from a corpus")
     train.add_argument("--vocab-size", type=int, required=True, help="256 + merges + special tokens")
@@ -212,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.set_defaults(run=_cmd_train)
 
     tiktoken_pattern = ("the split pattern of a .tiktoken file that is not a bundled encoding: "
-                        f"{', '.join(NAMED_PATTERNS)} or a regex")
+                        f"{', '.join(NAMED_PATTERNS)} or a regex ({REGEX_PREFIX}WORD for a bare word)")
 
     def add_tokenizer(command: argparse.ArgumentParser, many: bool = False, required: bool = True) -> None:
         command.add_argument("--tokenizer", required=required, action="append" if many else "store",

@@ -19,8 +19,8 @@ from explorer.core.bytelevel import to_chars
 from explorer.core.errors import ExplorerError, SpecialTokenError
 from explorer.core.merges import MergeForest
 from explorer.core.pretokenize import Pretokenizer
+from explorer.core.tokenizer import MAX_TOKEN_ID, SPECIAL_MODES, SpecialMode, Tokenizer, unknown_id
 from explorer.core.unicode_classes import Reference
-from explorer.core.tokenizer import SPECIAL_MODES, SpecialMode, Tokenizer
 
 _LONG_CHUNK = 48  # bytes; longer chunks use the heap-based merge loop
 _CACHE_LIMIT = 1 << 20
@@ -43,6 +43,8 @@ class SpecialTokens:
     """Finds special-token strings in text and applies a special-token mode."""
 
     def __init__(self, tokens: dict[str, int]) -> None:
+        if "" in tokens:
+            raise ExplorerError("a special token cannot be empty: it would be found at every position of every text")
         self.tokens = dict(tokens)
         longest_first = sorted(self.tokens, key=len, reverse=True)
         self._regex = regex.compile("|".join(map(regex.escape, longest_first))) if tokens else None
@@ -126,27 +128,54 @@ class BPE(Tokenizer):
         self.counts = list(counts) if counts is not None else None  # training count of each merge
         self.special = SpecialTokens(special_tokens or {})
         for token, token_id in sorted(self.special.tokens.items(), key=lambda item: item[1]):
-            if token_id < len(self.vocab) and self.vocab[token_id] and to_chars(self.vocab[token_id]) == token:
-                continue  # a byte or merged token spelt like this special token: they share the id (train.py)
-            self._set_bytes(token_id, token.encode("utf-8"))
+            self._set_special(token, token_id)
         self.ignore_merges = ignore_merges
         self._cache = _ChunkCache(self.encode_bytes)
 
     def _set_bytes(self, token_id: int, data: bytes) -> None:
-        while len(self.vocab) <= token_id:
-            self.vocab.append(b"")
+        if len(self.vocab) <= token_id:
+            self.vocab.extend([b""] * (token_id + 1 - len(self.vocab)))
         self.vocab[token_id] = data
 
+    def _set_special(self, token: str, token_id: int) -> None:
+        """A special token may share an id only with a token of its bytes, or with a byte or merged
+        token spelt like it (`to_chars`, as Hugging Face's trainer shares them; see train.py);
+        any other token at its id is a clash: the file is damaged."""
+        data = token.encode("utf-8")
+        if not 0 <= token_id < MAX_TOKEN_ID:
+            raise ExplorerError(f"the special token {token!r} has id {token_id}, outside 0 to {MAX_TOKEN_ID - 1}; "
+                                "the file is damaged")
+        existing = self.vocab[token_id] if token_id < len(self.vocab) else b""
+        if existing and to_chars(existing) == token:
+            return  # a byte or merged token spelt like this special token: they share the id (train.py)
+        if existing and existing != data:
+            raise ExplorerError(f"the special token {token!r} has id {token_id}, which is already the token "
+                                f"{existing!r}; give it an id of its own (such as {len(self.vocab)})")
+        self._set_bytes(token_id, data)
+
     def _add_merge(self, left: int, right: int, new_id: int) -> None:
-        if max(left, right) >= len(self.vocab) or not self.vocab[left] or not self.vocab[right]:
-            raise ExplorerError(f"merge {len(self.merges)} uses token {max(left, right)} before it exists")
+        rank = len(self.merges)
+        if min(left, right) < 0 or max(left, right) >= len(self.vocab) or not self.vocab[left] or not self.vocab[right]:
+            bad = left if left < 0 or left >= len(self.vocab) or not self.vocab[left] else right
+            raise ExplorerError(f"merge {rank} ({left} + {right} -> {new_id}) uses token {bad} before it exists; "
+                                "a merge may only join tokens made earlier: the file is damaged")
+        if not 0 <= new_id < MAX_TOKEN_ID:
+            raise ExplorerError(f"merge {rank} ({left} + {right} -> {new_id}) makes an id outside 0 to "
+                                f"{MAX_TOKEN_ID - 1}; the file is damaged")
+        joined = self.vocab[left] + self.vocab[right]
+        existing = self.vocab[new_id] if new_id < len(self.vocab) else b""
+        # A tokenizer.json may hold a special token spelt like the merge (`Ġth`) at the merge's id.
+        if existing and existing != joined and existing != to_chars(joined).encode("utf-8"):
+            raise ExplorerError(f"merge {rank} ({left} + {right} -> {new_id}) would make id {new_id} {joined!r}, "
+                                f"but id {new_id} is already {existing!r}; the merges do not agree with the bytes "
+                                "they claim: the file is damaged or was edited, train or export it again")
         if (left, right) in self.ranks:
             return  # a repeated pair never applies twice
         self.ranks[left, right] = len(self.merges)
         self.merged[left, right] = new_id
         self._merged_by_rank.append(new_id)
         self.merges.append((left, right, new_id))
-        self._set_bytes(new_id, self.vocab[left] + self.vocab[right])
+        self._set_bytes(new_id, joined)
 
     @property
     def vocab_size(self) -> int:
@@ -170,7 +199,7 @@ class BPE(Tokenizer):
 
     def token_bytes(self, token_id: int) -> bytes:
         if not 0 <= token_id < len(self.vocab) or not self.vocab[token_id]:
-            raise ExplorerError(f"unknown token id {token_id}: this tokenizer has ids 0 to {len(self.vocab) - 1}")
+            raise unknown_id(token_id, self.vocab, self.name)
         return self.vocab[token_id]
 
     # Encoding
@@ -283,20 +312,24 @@ class BPE(Tokenizer):
     # Decoding
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        return join_token_bytes(self.vocab, ids)
+        return join_token_bytes(self.vocab, ids, self.name)
 
     def as_bpe(self) -> BPE:
         return self
 
 
-def join_token_bytes(vocab: Sequence[bytes], ids: Iterable[int]) -> bytes:
-    """The bytes of `ids` joined, with a clear error for an id the vocabulary does not have."""
+def join_token_bytes(vocab: Sequence[bytes], ids: Iterable[int], name: str = "this tokenizer") -> bytes:
+    """The bytes of `ids` joined, with a clear error for an id the vocabulary does not have:
+    too large, negative (Python would index from the end) or in a gap (its bytes are b"")."""
     ids = ids if isinstance(ids, (list, tuple)) else list(ids)
     try:
-        return b"".join([vocab[i] for i in ids])
+        parts = [vocab[i] for i in ids]
+        if all(parts) and min(ids, default=0) >= 0:  # two C-level passes: no hole, no negative id
+            return b"".join(parts)
     except (IndexError, TypeError):
-        bad = next(i for i in ids if not isinstance(i, int) or not 0 <= i < len(vocab))
-        raise ExplorerError(f"unknown token id {bad}: this tokenizer has ids 0 to {len(vocab) - 1}") from None
+        pass
+    bad = next(i for i in ids if not isinstance(i, int) or not 0 <= i < len(vocab) or not vocab[i])
+    raise unknown_id(bad, vocab, name) from None
 
 
 def _byte_ids(vocab: Sequence[bytes]) -> list[int] | None:

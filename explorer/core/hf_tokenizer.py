@@ -9,6 +9,7 @@ and show tokens with their spans; `unsupported` says in plain words which views 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
@@ -22,9 +23,10 @@ from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
 from explorer.core.files import read_json
 from explorer.core.hf_windows import AddedTokenPieces
 from explorer.core.merges import MergeForest
-from explorer.core.pretokenize import BYTE_LEVEL, NONE, WINDOW, Pretokenizer
-from explorer.core.tokenizer import (VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, ListedVocabulary, SpecialMode, Token,
-                                     UnsupportedView, tokens_from_ids)
+from explorer.core.pretokenize import BYTE_LEVEL, NAMED_PATTERNS, NONE, WINDOW, Pretokenizer, hf_compatible
+from explorer.core.rust_calls import RustCall
+from explorer.core.tokenizer import (MAX_TOKEN_ID, VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, ListedVocabulary,
+                                     SpecialMode, Token, UnsupportedView, tokens_from_ids)
 
 
 _BATCH = 8  # windows per encode_batch call (encoded in parallel, at most 512 KB)
@@ -47,8 +49,10 @@ class HFTokenizer(ListedVocabulary):
     def __init__(self, document: dict[str, Any], text: str, name: str, source: str) -> None:
         self.name = name
         self.source = source
+        _check_ids(document, source)
         try:
-            self._hf = tokenizers.Tokenizer.from_str(text)
+            with RustCall(lambda panic: TokenizerFileError(source, f"tokenizers cannot read it: {panic}")):
+                self._hf = tokenizers.Tokenizer.from_str(text)
         except Exception as exc:  # tokenizers raises plain Exception for every kind of bad file
             raise TokenizerFileError(source, f"tokenizers cannot read it: {exc}") from None
         self._document = document
@@ -164,13 +168,25 @@ class HFTokenizer(ListedVocabulary):
                 if self._hf.normalizer is not None:
                     library = self._bare_plain if special == "plain" else self._bare
         encodings: list[tokenizers.Encoding] = []
-        for group in range(0, len(windows), _BATCH):  # results are converted holding the lock: keep them small
-            encodings += library.encode_batch(windows[group:group + _BATCH], add_special_tokens=False)
+        with RustCall(self._encode_failed, hold=self._custom_split):
+            for group in range(0, len(windows), _BATCH):  # results are converted holding the lock: keep them small
+                encodings += library.encode_batch(windows[group:group + _BATCH], add_special_tokens=False)
         shifts, position = [], 0
         for window in windows:
             shifts.append(position)
             position += len(window)
         return list(zip(shifts, encodings))
+
+    def _encode_failed(self, panic: str) -> ExplorerError:
+        return ExplorerError(f"tokenizers failed to encode this text with {self.name} ({panic}); a split pattern "
+                             "with nested repetition can exceed its regex engine's limit on some texts: simplify "
+                             f"the pattern in {self.source}")
+
+    @cached_property
+    def _custom_split(self) -> bool:
+        """A Split regex that is none of the known ones: Oniguruma may give up on it (and panic)."""
+        known = {*NAMED_PATTERNS.values(), *map(hf_compatible, NAMED_PATTERNS.values())}
+        return any(regex not in known for regex in _split_regexes(self._document.get("pre_tokenizer")))
 
     @cached_property
     def _plain(self) -> tokenizers.Tokenizer:
@@ -195,7 +211,7 @@ class HFTokenizer(ListedVocabulary):
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         ids = list(ids)
-        joined = join_token_bytes(self._vocab, ids)  # also checks every id exists
+        joined = join_token_bytes(self._vocab, ids, self.name)  # also checks every id exists
         if self.byte_level:
             return joined
         return self._hf.decode(ids, skip_special_tokens=False).encode("utf-8")
@@ -275,6 +291,31 @@ class HFTokenizer(ListedVocabulary):
         elif self.pretokenizer is None:
             reasons[VIEW_CHUNKS] = self._no_chunks or "the pre-tokenizer is not a regex split we can show"
         return reasons
+
+
+def _check_ids(document: dict[str, Any], source: str) -> None:
+    """Refuse ids that no real vocabulary has before `tokenizers` or our id table allocates for them."""
+    vocab = document["model"].get("vocab")
+    model_ids = list(vocab.values()) if isinstance(vocab, dict) else []
+    ids = model_ids + [t.get("id") for t in document.get("added_tokens") or [] if isinstance(t, dict)]
+    bad = next((i for i in ids if not isinstance(i, int) or not 0 <= i < MAX_TOKEN_ID), None)
+    if bad is not None:
+        raise TokenizerFileError(source, f"the id {bad!r} is not a whole number from 0 to {MAX_TOKEN_ID - 1}: "
+                                 "the file is damaged")
+    if len(set(model_ids)) != len(model_ids):
+        twice = next(token_id for token_id, count in Counter(model_ids).items() if count > 1)
+        tokens = [token for token, token_id in vocab.items() if token_id == twice]  # type: ignore[union-attr]
+        raise TokenizerFileError(source, f"the vocabulary gives the id {twice} to {tokens[0]!r} and {tokens[1]!r}; "
+                                 "each token needs its own id")
+
+
+def _split_regexes(component: dict[str, Any] | None) -> list[str]:
+    """The regex of every Split step of a pre-tokenizer, inside Sequences too."""
+    if not isinstance(component, dict):
+        return []
+    own = [component["pattern"]["Regex"]] if component.get("type") == "Split" and isinstance(
+        component.get("pattern"), dict) and "Regex" in component["pattern"] else []
+    return own + [regex for step in component.get("pretokenizers") or [] for regex in _split_regexes(step)]
 
 
 def _mentions_byte_level(document: dict[str, Any]) -> bool:

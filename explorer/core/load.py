@@ -8,6 +8,7 @@ Files are recognised by their content, so a renamed file still loads.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,11 +48,32 @@ def load_tokenizer(spec: str, pattern: str | None = None) -> Tokenizer:
                                      "`tokenizer-explorer list` shows the models found there")
         return HFTokenizer.from_file(model.path, name=model.name)
     path = Path(spec)
+    if not path.exists() and (close := _close_bundled_names(spec)):
+        raise TokenizerFileError(spec, f"no such file, and no bundled encoding of that name; did you mean "
+                                 f"{' or '.join(close)}? (`tokenizer-explorer list` shows them all)")
     if path.is_dir():
         if not (path / "tokenizer.json").is_file():
             raise TokenizerFileError(spec, "a folder without a tokenizer.json")
         path = path / "tokenizer.json"
     return load_file(path, pattern)
+
+
+def _close_bundled_names(spec: str) -> list[str]:
+    """Bundled encodings (or aliases) that `spec` probably means: "o200k" and "O200K_BASE" mean
+    o200k_base, "gpt-4" the encoding of GPT-4 (cl100k_base), "cl100k_bas" cl100k_base."""
+    def key(text: str) -> str:
+        return re.sub(r"[^a-z0-9]", "", text.lower())
+
+    wanted = key(spec)
+    if not wanted or "/" in spec or "\\" in spec:
+        return []
+    encodings = tiktoken_file.BUNDLED.values()
+    names = {name: encoding.name for encoding in encodings for name in (encoding.name, *encoding.aliases)}
+    close = [name for name in names if key(name).startswith(wanted) or wanted.startswith(key(name))]
+    close += [encoding.name for encoding in encodings if wanted in map(key, encoding.description.split(","))]
+    close = close or difflib.get_close_matches(spec.lower(), names, n=1, cutoff=0.6)
+    one_each = {names[name]: name for name in reversed(close)}  # the first name given for each encoding
+    return list(reversed(one_each.values()))
 
 
 def load_file(path: Path, pattern: str | None = None) -> Tokenizer:

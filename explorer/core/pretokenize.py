@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+import difflib
 import re
 
 import regex
@@ -72,6 +73,35 @@ PATTERN_DESCRIPTIONS: dict[str, str] = {
 }
 # Patterns that may be cut into windows (see `Pretokenizer.windowed`); a property test checks each.
 WINDOW_SAFE = frozenset([*NAMED_PATTERNS.values(), BYTE_LEVEL])
+
+REGEX_PREFIX = "regex:"  # forces what follows to be read as a regex, even a bare word
+_BARE_WORD = regex.compile(r"[A-Za-z0-9_-]+")
+
+
+def resolve_pattern(pattern: str) -> str:
+    """The regex a user's pattern means: a name's regex, the regex after `regex:`, or the text itself.
+
+    A bare word that is not a name ("gpt4", "GPT2") would be a regex that matches only itself,
+    which is never what was meant, so it is refused with the names (and the likely one); write
+    `regex:gpt4` or `(?:gpt4)` to match that word.
+
+    >>> resolve_pattern("regex:gpt4")
+    '(?:gpt4)'
+    """
+    if pattern in NAMED_PATTERNS:
+        return NAMED_PATTERNS[pattern]
+    if pattern.startswith(REGEX_PREFIX):
+        forced = pattern[len(REGEX_PREFIX):]
+        return f"(?:{forced})" if _BARE_WORD.fullmatch(forced) else forced
+    if _BARE_WORD.fullmatch(pattern):
+        same = [name for name in NAMED_PATTERNS if name.lower() == pattern.lower()]
+        close = same or difflib.get_close_matches(pattern.lower(), NAMED_PATTERNS, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise PatternError(f"{pattern!r} is not a pattern name; {hint}the names are {', '.join(NAMED_PATTERNS)} "
+                           f"(to match the word itself, write {REGEX_PREFIX}{pattern} or (?:{pattern}))", pattern)
+    return pattern
+
+
 GAP = -1
 BLOCK = 1 << 13  # characters per window for big texts: small enough that most are pure ASCII
 GAP_LABEL = "gap (not matched)"
@@ -197,7 +227,7 @@ class Pretokenizer:
     """
 
     def __init__(self, pattern: str = "cl100k", reference: Reference = "tokenizers") -> None:
-        self.regex = NAMED_PATTERNS.get(pattern, pattern)
+        self.regex = resolve_pattern(pattern)
         self.name = _name_of(self.regex)
         self.reference = reference
         if not self.regex:

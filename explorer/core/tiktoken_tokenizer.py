@@ -20,7 +20,8 @@ from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
 from explorer.core.formats import tiktoken_file
 from explorer.core.merges import MergeForest, recover_merges
 from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer
-from explorer.core.tokenizer import ListedVocabulary, SpecialMode
+from explorer.core.rust_calls import RustCall
+from explorer.core.tokenizer import MAX_TOKEN_ID, ListedVocabulary, SpecialMode
 
 
 class TiktokenTokenizer(ListedVocabulary):
@@ -35,6 +36,10 @@ class TiktokenTokenizer(ListedVocabulary):
 
     def __init__(self, ranks: tiktoken_file.RankFile, pattern: str, special_tokens: dict[str, int],
                  name: str, source: str) -> None:
+        missing = next((byte for byte in range(256) if bytes([byte]) not in ranks.ranks), None)
+        if missing is not None:  # tiktoken would panic on the first text holding that byte
+            raise TokenizerFileError(source, f"no token for the byte 0x{missing:02X}: a .tiktoken file must rank "
+                                     "all 256 single bytes, or text containing that byte cannot be encoded")
         self.name = name
         self.source = source
         self.sha256 = ranks.sha256
@@ -42,12 +47,16 @@ class TiktokenTokenizer(ListedVocabulary):
         self._mergeable = ranks.vocab
         self._vocab = list(ranks.vocab)  # with the special tokens' bytes, for token_bytes and decoding
         for token, token_id in special_tokens.items():
+            if not 0 <= token_id < MAX_TOKEN_ID:
+                raise TokenizerFileError(source, f"the special token {token!r} has id {token_id}, outside 0 to "
+                                         f"{MAX_TOKEN_ID - 1}")
             self._vocab.extend([b""] * (token_id + 1 - len(self._vocab)))
             self._vocab[token_id] = token.encode("utf-8")
         self._special = SpecialTokens(special_tokens)
         try:
-            self._encoding = tiktoken.Encoding(name, pat_str=self.pattern, mergeable_ranks=ranks.ranks,
-                                               special_tokens=special_tokens)
+            with RustCall(lambda panic: TokenizerFileError(source, f"tiktoken cannot use it: {panic}")):
+                self._encoding = tiktoken.Encoding(name, pat_str=self.pattern, mergeable_ranks=ranks.ranks,
+                                                   special_tokens=special_tokens)
         except ValueError as exc:  # fancy-regex rejects the pattern, or a special id collides
             raise TokenizerFileError(source, f"tiktoken cannot use it: {exc}") from None
 
@@ -87,16 +96,22 @@ class TiktokenTokenizer(ListedVocabulary):
     def encode(self, text: str, special: SpecialMode = "disallowed") -> list[int]:
         """tiktoken's ids, computed window by window so no single call holds on for long."""
         ids: list[int] = []
-        for _, segment, special_id in self._special.segments(text, special):
-            if special_id is not None:
-                ids.append(special_id)
-                continue
-            for window in self.pretokenizer.windows(segment):
-                ids.extend(self._encoding.encode_ordinary(window))
+        # A custom pattern can hit fancy-regex's backtracking limit, on which tiktoken panics.
+        with RustCall(self._encode_failed, hold=self.pretokenizer.name == "custom"):
+            for _, segment, special_id in self._special.segments(text, special):
+                if special_id is not None:
+                    ids.append(special_id)
+                    continue
+                for window in self.pretokenizer.windows(segment):
+                    ids.extend(self._encoding.encode_ordinary(window))
         return ids
 
+    def _encode_failed(self, panic: str) -> ExplorerError:
+        return ExplorerError(f"tiktoken failed to encode this text with {self.name} ({panic}); its split pattern "
+                             "may be too complex for this text: simplify it (avoid nested repetition)")
+
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        return join_token_bytes(self._vocab, ids)
+        return join_token_bytes(self._vocab, ids, self.name)
 
     @cached_property
     def pretokenizer(self) -> Pretokenizer:

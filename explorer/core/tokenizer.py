@@ -30,6 +30,10 @@ VIEW_BYTES = "bytes"
 
 _CONTINUATION = bytes(range(0x80, 0xC0))
 
+# Ids of a tokenizer file must be below this (the largest real vocabularies have about 2**18):
+# a file that claims id 10**9 is damaged, and building its table would exhaust memory.
+MAX_TOKEN_ID = 1 << 24
+
 
 @dataclass(frozen=True, slots=True)
 class Token:
@@ -161,8 +165,18 @@ class ListedVocabulary(Tokenizer):
 
     def token_bytes(self, token_id: int) -> bytes:
         if not 0 <= token_id < len(self._vocab) or not self._vocab[token_id]:
-            raise ExplorerError(f"unknown token id {token_id}: {self.name} has ids 0 to {len(self._vocab) - 1}")
+            raise unknown_id(token_id, self._vocab, self.name)
         return self._vocab[token_id]
+
+
+def unknown_id(token_id: object, vocab: Sequence[bytes], name: str = "this tokenizer") -> ExplorerError:
+    """The error for an id that names no token: out of range, negative, or in a gap of the ids
+    (cl100k_base has no 100261), which tiktoken refuses too."""
+    last = len(vocab) - 1
+    if isinstance(token_id, int) and 0 <= token_id <= last:
+        return ExplorerError(f"unknown token id {token_id}: it is in a gap of {name}'s ids (ids 0 to {last}, "
+                             "some unused), so no token has it")
+    return ExplorerError(f"unknown token id {token_id}: {name} has ids 0 to {last}")
 
 
 def tokens_from_ids(ids: Sequence[int], token_bytes: object, special_ids: set[int] = frozenset()) -> list[Token]:  # type: ignore[assignment]

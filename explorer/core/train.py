@@ -62,8 +62,17 @@ class CountProgress:
     distinct_chunks: int
 
 
+def check_special_tokens(special_tokens: Iterable[str]) -> None:
+    """Refuse an empty special token: it would be found at every position of every text."""
+    if "" in special_tokens:
+        raise TrainingError("a special token cannot be empty; give it some text, such as <|endoftext|>")
+
+
 def check_vocab_size(vocab_size: int, special_tokens: Iterable[str] = ()) -> None:
-    """Refuse a vocabulary that cannot even hold the 256 bytes and the special tokens."""
+    """Refuse a vocabulary that cannot even hold the 256 bytes and the special tokens (nor an empty
+    special token: the CLI, the GUI and the training run all check their settings here)."""
+    special_tokens = list(special_tokens)
+    check_special_tokens(special_tokens)
     specials = len(set(special_tokens))
     minimum = BYTE_VOCAB + specials
     if vocab_size < minimum:

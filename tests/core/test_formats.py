@@ -50,7 +50,7 @@ def test_hf_export_encodes_identically(tmp_path: Path, pattern: str) -> None:
         (b'{"format": "tokenizer-explorer", "version": 99}', "version"),
         (b'{"format": "tokenizer-explorer", "version": 1, "pattern": {"regex": "x"}, "merges": [[1]]}', "damaged"),
         (b'{"format": "tokenizer-explorer", "version": 1, "pattern": {"regex": "("}, "merges": []}', "pattern"),
-        (b'{"format": "tokenizer-explorer", "version": 1, "pattern": {"regex": "x"}, "merges": [[300, 1, 256]]}',
+        (b'{"format": "tokenizer-explorer", "version": 1, "pattern": {"regex": "x+"}, "merges": [[300, 1, 256]]}',
          "before it exists"),
         (b"\xff\xfe\x00", "not UTF-8"),
         (b'{"something": "else"}', "unsupported"),

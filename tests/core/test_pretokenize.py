@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.core.errors import PatternError, PatternTimeoutError
-from explorer.core.pretokenize import BYTE_LEVEL, GAP, NAMED_PATTERNS, WINDOW_SAFE, Pretokenizer, split_alternatives
+from explorer.core.pretokenize import (
+    BYTE_LEVEL, GAP, NAMED_PATTERNS, REGEX_PREFIX, WINDOW_SAFE, Pretokenizer, split_alternatives)
 from tests.conftest import HARD_CASES
 
 
@@ -147,7 +148,7 @@ _ALTERNATIVES = [r"[a-z]+(?=[0-9])", r"[a-z]+", r"[a-z]", r"[0-9]+", r"\s+", r"\
        alternatives=st.lists(st.sampled_from(_ALTERNATIVES), min_size=1, max_size=5), size=st.integers(2, 12))
 def test_custom_patterns_give_the_pieces_of_the_whole_text(text: str, alternatives: list[str], size: int) -> None:
     """Windowed or not, a custom pattern's pieces are those of one pass with `regex` (plus gaps)."""
-    pretokenizer = Pretokenizer("|".join(alternatives))
+    pretokenizer = Pretokenizer(REGEX_PREFIX + "|".join(alternatives))  # a lone `abcd` is a regex too
     whole = [chunk.text for chunk in pretokenizer.chunks(text)]  # one finditer over the whole text
     assert pretokenizer.pieces(text) == whole
     assert windowed_pieces(pretokenizer, text, size) == (whole, whole)

@@ -136,6 +136,17 @@ def test_pattern_error_shows_the_position(qtbot, pane: TrainingPane) -> None:  #
     assert pane.form.pattern() == r"\p{L}+|\s+"
 
 
+def test_a_mistyped_pattern_name_is_refused_as_on_the_command_line(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    errors = []
+    session.error_posted.connect(lambda title, message: errors.append(message))
+    use(session, "english.txt")
+    pane.form.set_pattern("GPT2")
+    assert "✗" in pane.form.pattern_error.text() and "did you mean gpt2?" in pane.form.pattern_error.text()
+    assert not pane.start() and "not a pattern name" in errors[-1]
+    pane.form.pattern_edit.setText("regex:gpt2")
+    assert "✓ valid pattern" in pane.form.pattern_error.text()
+
+
 def test_save_and_export(qtbot, session, pane: TrainingPane, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     use(session, "bakery_replies.txt")
     pane.form.set_pattern("none")

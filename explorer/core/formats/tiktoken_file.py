@@ -18,6 +18,7 @@ from pathlib import Path
 from explorer.core.errors import TokenizerFileError
 from explorer.core.files import read_bytes, write_atomic
 from explorer.core.pretokenize import CL100K, GPT2, O200K
+from explorer.core.tokenizer import MAX_TOKEN_ID
 
 ENDOFTEXT = "<|endoftext|>"
 ENDOFPROMPT = "<|endofprompt|>"
@@ -100,7 +101,12 @@ def read_ranks(path: str | os.PathLike[str], expected_sha256: str | None = None)
         raise TokenizerFileError(path, "a token or a rank appears twice; each line must give a new token its own rank")
     if min(ranks.values()) < 0:
         raise TokenizerFileError(path, "negative rank")
-    vocab = [b""] * (max(ranks.values()) + 1)
+    largest = max(ranks.values())
+    if largest >= MAX_TOKEN_ID:
+        token = next(token for token, rank in ranks.items() if rank == largest)
+        raise TokenizerFileError(path, f"the token {token!r} has rank {largest}, but ranks must be below "
+                                 f"{MAX_TOKEN_ID:,}: the file is damaged")
+    vocab = [b""] * (largest + 1)
     for token, rank in ranks.items():
         vocab[rank] = token
     return RankFile(ranks, vocab, sha256)
