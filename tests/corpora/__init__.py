@@ -10,6 +10,7 @@ every machine and Python version. A corpus of one size is a prefix of a bigger o
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from functools import cache
 
@@ -29,20 +30,30 @@ def corpus_lines(kind: str, size: int, seed: int = 0) -> list[str]:
     >>> len("".join(corpus_lines("multi", 10_000)).encode()) <= 10_000
     True
     """
-    return list(_lines(kind, size, seed))  # a copy: the cached lines stay as made
+    return _made(kind, seed).first(size)
 
 
 def corpus_text(kind: str, size: int, seed: int = 0) -> str:
     """One text of about `size` bytes: long enough to be encoded in several windows."""
-    return "".join(_lines(kind, size, seed))
+    return "".join(_made(kind, seed).first(size))
+
+
+class _Made:
+    """The lines of one corpus made so far: every size is served from one stream, as a prefix."""
+
+    def __init__(self, kind: str, seed: int) -> None:
+        self._more = GENERATORS[kind](Source(seed))
+        self._lines: list[str] = []
+        self._ends = [0]  # UTF-8 bytes up to the end of each line
+
+    def first(self, size: int) -> list[str]:
+        while self._ends[-1] <= size:
+            line = next(self._more)
+            self._lines.append(line)
+            self._ends.append(self._ends[-1] + len(line.encode()))
+        return self._lines[: bisect_right(self._ends, size) - 1]  # a copy: the made lines stay as made
 
 
 @cache
-def _lines(kind: str, size: int, seed: int) -> tuple[str, ...]:
-    lines, total = [], 0
-    for line in GENERATORS[kind](Source(seed)):
-        total += len(line.encode())
-        if total > size:
-            break
-        lines.append(line)
-    return tuple(lines)
+def _made(kind: str, seed: int) -> _Made:
+    return _Made(kind, seed)
