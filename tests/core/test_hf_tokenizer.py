@@ -77,7 +77,7 @@ def unigram(folder: Path) -> Path:
     tokenizer.decoder = decoders.Metaspace()
     trainer = trainers.UnigramTrainer(vocab_size=800, special_tokens=["<unk>", "</s>"], unk_token="<unk>",
                                       show_progress=False)
-    tokenizer.train_from_iterator(corpus_lines("prose", 100_000), trainer)
+    tokenizer.train_from_iterator(corpus_lines("prose", 60_000), trainer)
     return _save(tokenizer, folder, "unigram")
 
 
