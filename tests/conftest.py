@@ -1,4 +1,4 @@
-"""Shared fixtures: the corpora beside the repository, small texts in many scripts."""
+"""Shared fixtures: small texts in many scripts. Corpora for tests are made by tests/corpora.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_CORPORA = REPO.parent / "shared" / "corpora"
 
 HARD_CASES = [
     "",
@@ -30,17 +29,3 @@ HARD_CASES = [
     "    def f(x):\n        return x  # comment\n",
     "\x00 NUL and \x7f DEL",
 ]
-
-
-def corpus_path(name: str) -> Path:
-    path = SHARED_CORPORA / name
-    if not path.exists():
-        pytest.skip(f"{path} is missing: the shared corpora live beside the repository")
-    return path
-
-
-def corpus_lines(name: str, limit_bytes: int) -> list[str]:
-    """The first `limit_bytes` of a shared corpus, one text per line with its ending."""
-    data = corpus_path(name).read_bytes()[:limit_bytes]
-    text = data.decode("utf-8", errors="ignore")
-    return [line for line in text.split("\n")[:-1]] and [line + "\n" for line in text.split("\n")[:-1]]

@@ -14,14 +14,15 @@ from explorer.core.formats.own import from_merges
 from explorer.core.pretokenize import NAMED_PATTERNS
 from explorer.core.train import train
 from explorer.core.utf8 import stream_decode
-from tests.conftest import HARD_CASES, corpus_lines
+from tests.conftest import HARD_CASES
+from tests.corpora import corpus_lines
 
 SPECIALS = ["<|endoftext|>", "<|fim|>"]
 
 
 @cache
 def trained(pattern: str = "cl100k") -> BPE:
-    lines = corpus_lines("multi-1mb.txt", 150_000) + corpus_lines("prose-1mb.txt", 150_000)
+    lines = corpus_lines("multi", 150_000) + corpus_lines("prose", 150_000)
     return from_merges(list(train(lines, 1500, pattern, SPECIALS)), pattern, SPECIALS)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from tokenizers import Tokenizer
 
-from tests.conftest import corpus_lines
+from tests.corpora import corpus_text
 
 
 def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -23,9 +23,9 @@ def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None)
 @pytest.fixture(scope="module")
 def tokenizer_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("corpus")
-    (folder / "a.txt").write_text("".join(corpus_lines("prose-1mb.txt", 200_000)), encoding="utf-8")
+    (folder / "a.txt").write_text(corpus_text("prose", 200_000), encoding="utf-8")
     (folder / "sub").mkdir()
-    (folder / "sub" / "b.txt").write_text("".join(corpus_lines("multi-1mb.txt", 100_000)), encoding="utf-8")
+    (folder / "sub" / "b.txt").write_text(corpus_text("multi", 100_000), encoding="utf-8")
     (folder / "image.bin").write_bytes(b"\x89PNG\x00\x00binary")
     out = folder / "tok.json"
     result = run("train", "--vocab-size", "800", "--special", "<|endoftext|>", "--out", str(out), str(folder))

@@ -11,7 +11,8 @@ from tokenizers import Tokenizer
 from explorer.core.errors import TokenizerFileError
 from explorer.core.formats import hf, own
 from explorer.core.load import load_tokenizer
-from tests.conftest import HARD_CASES, corpus_lines
+from tests.conftest import HARD_CASES
+from tests.corpora import corpus_text
 from tests.core.test_bpe import trained
 
 
@@ -36,7 +37,7 @@ def test_hf_export_encodes_identically(tmp_path: Path, pattern: str) -> None:
     path = tmp_path / "tokenizer.json"
     hf.export(tokenizer, path)
     reference = Tokenizer.from_file(str(path))
-    texts = HARD_CASES + ["".join(corpus_lines("multi-1mb.txt", 60_000)), "x<|endoftext|>y <|fim|>"]
+    texts = HARD_CASES + [corpus_text("multi", 60_000), "x<|endoftext|>y <|fim|>"]
     for text in texts:
         ids = tokenizer.encode(text, special="allowed")
         assert reference.encode(text).ids == ids, text[:40]

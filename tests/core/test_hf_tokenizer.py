@@ -1,6 +1,6 @@
 """Hugging Face tokenizer.json files: ids equal to `tokenizers`, and plain words for what is missing.
 
-Every fixture is built here with the `tokenizers` API on a slice of the shared corpora: no network.
+Every fixture is built here with the `tokenizers` API on seeded corpora (tests/corpora.py): no network.
 """
 
 from __future__ import annotations
@@ -15,19 +15,20 @@ from explorer.core.errors import SpecialTokenError
 from explorer.core.hf_tokenizer import HFTokenizer
 from explorer.core.pretokenize import LLAMA3
 from explorer.core.tokenizer import VIEW_MERGES, UnsupportedView
-from tests.conftest import HARD_CASES, corpus_lines
+from tests.conftest import HARD_CASES
+from tests.corpora import corpus_lines, corpus_text
 
 SPECIALS = ["<|endoftext|>", "<|fim|>"]
 
 
 @cache
 def training_lines() -> list[str]:
-    return corpus_lines("multi-1mb.txt", 150_000) + corpus_lines("code-1mb.txt", 50_000)
+    return corpus_lines("multi", 150_000) + corpus_lines("code", 50_000)
 
 
 @cache
 def texts() -> list[str]:
-    return ["".join(corpus_lines(name, 80_000)) for name in ("prose-1mb.txt", "multi-1mb.txt")] + HARD_CASES
+    return [corpus_text(kind, 80_000) for kind in ("prose", "multi")] + HARD_CASES
 
 
 def _save(tokenizer: Tokenizer, folder: Path, name: str) -> Path:
@@ -76,7 +77,7 @@ def unigram(folder: Path) -> Path:
     tokenizer.decoder = decoders.Metaspace()
     trainer = trainers.UnigramTrainer(vocab_size=800, special_tokens=["<unk>", "</s>"], unk_token="<unk>",
                                       show_progress=False)
-    tokenizer.train_from_iterator(corpus_lines("prose-1mb.txt", 100_000), trainer)
+    tokenizer.train_from_iterator(corpus_lines("prose", 60_000), trainer)
     return _save(tokenizer, folder, "unigram")
 
 
@@ -114,7 +115,7 @@ def test_special_modes_and_windows_around_added_tokens(folder: Path) -> None:
     path = byte_level(folder, "llama3")
     ours, theirs = HFTokenizer.from_file(path), Tokenizer.from_file(str(path))
     # Long enough for several windows, with special strings everywhere a cut could fall.
-    text = "".join(f"{line}<|endoftext|>" for line in corpus_lines("prose-1mb.txt", 60_000))
+    text = "".join(f"{line}<|endoftext|>" for line in corpus_lines("prose", 60_000))
     with pytest.raises(SpecialTokenError):
         ours.encode(text)
     assert ours.encode(text, special="allowed") == theirs.encode(text, add_special_tokens=False).ids

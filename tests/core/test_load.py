@@ -17,7 +17,8 @@ from explorer.core.hf_tokenizer import HFTokenizer
 from explorer.core.load import discover_tokenizers, list_tokenizers, load_tokenizer
 from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
 from explorer.core.tokenizer import UnsupportedView
-from tests.conftest import HARD_CASES, corpus_lines
+from tests.conftest import HARD_CASES
+from tests.corpora import corpus_text
 from tests.core.test_bpe import trained
 from tests.core.test_hf_tokenizer import wordpiece
 
@@ -25,7 +26,7 @@ MINBPE_MODEL = "minbpe v1\n\n1\n<|endoftext|> 258\n97 97\n256 97\n"
 
 
 def _texts() -> list[str]:
-    return ["".join(corpus_lines("multi-1mb.txt", 100_000)), *HARD_CASES]
+    return [corpus_text("multi", 100_000), *HARD_CASES]
 
 
 @pytest.mark.parametrize("format", ["hf", "tiktoken", "minbpe"])

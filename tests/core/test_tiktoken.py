@@ -19,10 +19,10 @@ from explorer.core.errors import ExplorerError, SpecialTokenError, TokenizerFile
 from explorer.core.formats.tiktoken_file import BUNDLED, read_ranks
 from explorer.core.merges import recover_merges
 from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
-from tests.conftest import HARD_CASES, corpus_lines
+from tests.conftest import HARD_CASES
+from tests.corpora import KINDS, corpus_text
 
 NAMES = list(BUNDLED)
-CORPORA = ["prose-1mb.txt", "multi-1mb.txt", "code-1mb.txt"]
 SLICE = 120_000  # bytes of each corpus per encoding: the whole suite stays fast
 URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 
@@ -47,7 +47,7 @@ def loaded(name: str) -> TiktokenTokenizer:
 @cache
 def texts() -> list[str]:
     """Whole corpus slices (long enough to be encoded in several windows) and the hard cases."""
-    return ["".join(corpus_lines(name, SLICE)) for name in CORPORA] + HARD_CASES
+    return [corpus_text(kind, SLICE) for kind in KINDS] + HARD_CASES
 
 
 @pytest.mark.parametrize("name", NAMES)

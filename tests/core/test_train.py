@@ -7,7 +7,7 @@ import pytest
 from explorer.core.errors import TrainingError
 from explorer.core.formats.own import from_merges
 from explorer.core.train import BpeTrainer, Merge, train
-from tests.conftest import corpus_lines
+from tests.corpora import KINDS, corpus_lines
 from tests.hf_reference import hf_train_merges
 
 CAT_MAT = "the cat sat on the mat. the cat ate the rat."
@@ -105,7 +105,7 @@ def test_identical_to_hf_on_seed_examples(pattern: str, text: list[str]) -> None
     assert ours == hf_train_merges(text, 320, pattern)
 
 
-@pytest.mark.parametrize("corpus", ["prose-1mb.txt", "code-1mb.txt", "multi-1mb.txt"])
+@pytest.mark.parametrize("corpus", KINDS)
 @pytest.mark.parametrize("pattern", ["cl100k", "gpt2", "o200k", "digits"])
 def test_identical_to_hf_on_real_text(corpus: str, pattern: str) -> None:
     lines = corpus_lines(corpus, 300_000)
