@@ -16,8 +16,12 @@ from explorer.core.chars import visible
 from explorer.core.streaming import LaneState
 from explorer.core.utf8 import REPLACEMENT
 from explorer.ui.bytes.roles import pending_color, replacement_color, token_color_name
+from explorer.ui.pane import WrappingLabel
 
 MAX_PARTS = 300  # tokens shown in a lane; earlier ones fold into "…" (rich text grows slow beyond)
+# Between two tokens' spans: a line may break there. The lanes show spaces as `·`, so a lane has
+# no break of its own and would otherwise be one unbreakable word as wide as the whole text.
+BREAK = "\u200b"
 
 
 class StreamLanes(QWidget):
@@ -37,15 +41,13 @@ class StreamLanes(QWidget):
         layout.setHorizontalSpacing(10)
         self.naive_title = QLabel("<b>Naive</b><br><small>each token decoded alone</small>")
         self.buffered_title = QLabel("<b>Buffered</b><br><small>incremental decoder</small>")
-        self.naive = QLabel()
-        self.buffered = QLabel()
-        self.status = QLabel()
+        self.naive = WrappingLabel()
+        self.buffered = WrappingLabel()
+        self.status = WrappingLabel()
         self.status.setObjectName("streamStatus")
         for label in (self.naive, self.buffered):
-            label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.RichText)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            label.setMinimumHeight(28)
         for title in (self.naive_title, self.buffered_title):
             title.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.naive_title, 0, 0)
@@ -102,4 +104,4 @@ class StreamLanes(QWidget):
             text = html.escape(visible(part)).replace(
                 REPLACEMENT, f"<b style='color:{warning}'>{REPLACEMENT}</b>")
             out.append(f"<span style='background:{background}'>{text}</span>")
-        return "".join(out)
+        return BREAK.join(out)

@@ -24,7 +24,7 @@ from explorer.ui.bytes.lanes import StreamLanes
 from explorer.ui.bytes.model import COL_BITS, CharTableModel
 from explorer.ui.bytes.roles import legend_html
 from explorer.ui.bytes.strip import ByteStrip
-from explorer.ui.pane import Pane, example_bar
+from explorer.ui.pane import Pane, WrappingLabel, example_bar
 from explorer.ui.session import Session
 
 MAX_CHARS = 2_000
@@ -80,10 +80,9 @@ class BytesPane(Pane):
         self.reference.textChanged.connect(self._debounce.start)
         examples.addWidget(self.reference, 1)
 
-        self.counts = QLabel()
+        self.counts = WrappingLabel()
         self.counts.setObjectName("byteCounts")
         self.counts.setTextFormat(Qt.TextFormat.RichText)
-        self.counts.setWordWrap(True)
 
         self.strip = ByteStrip()
         self.player = QWidget()  # the stream keys work while focus is anywhere in here
@@ -91,17 +90,29 @@ class BytesPane(Pane):
         player_layout.setContentsMargins(0, 0, 0, 0)
         player_layout.addLayout(self._build_controls())
         self.lanes = StreamLanes()
-        player_layout.addWidget(self.lanes)
+        # The lanes grow with the text: they scroll in their own area so the strip keeps its room.
+        self.lanes_scroll = QScrollArea()
+        self.lanes_scroll.setWidgetResizable(True)
+        self.lanes_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.lanes_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.lanes_scroll.setMinimumHeight(60)
+        self.lanes_scroll.setWidget(self.lanes)
         self.strip.token_clicked.connect(lambda index: self.set_shown(index + 1))
         self.strip.char_clicked.connect(self._on_strip_char_clicked)
         self.strip_scroll = QScrollArea()
         self.strip_scroll.setWidgetResizable(True)
         self.strip_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.strip_scroll.setWidget(self.strip)
-        player_layout.addWidget(self.strip_scroll, 1)
-        self.legend = QLabel()
+        self.stream_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.stream_splitter.setChildrenCollapsible(False)
+        self.stream_splitter.addWidget(self.lanes_scroll)
+        self.stream_splitter.addWidget(self.strip_scroll)
+        self.stream_splitter.setStretchFactor(0, 1)
+        self.stream_splitter.setStretchFactor(1, 3)
+        self.stream_splitter.setSizes([150, 450])
+        player_layout.addWidget(self.stream_splitter, 1)
+        self.legend = WrappingLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.legend.setWordWrap(True)
         player_layout.addWidget(self.legend)
 
         self.model = CharTableModel(self)
@@ -215,6 +226,17 @@ class BytesPane(Pane):
         counts = count(safe, None if self.using_bytes else len(self.tokens), reference)
         self._show_counts(counts, tokenizer, len(self.editor.toPlainText()) > MAX_CHARS)
         self.set_shown(len(self.replay))
+        self._fit_lanes()
+
+    def _fit_lanes(self) -> None:
+        """Give the lanes the height the whole text needs, up to 40% of the stream area (they scroll)."""
+        sizes = self.stream_splitter.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        needed = self.lanes.heightForWidth(max(1, self.lanes_scroll.viewport().width()))
+        lanes = int(max(self.lanes_scroll.minimumHeight(), min(needed + 4, total * 0.4)))
+        self.stream_splitter.setSizes([lanes, total - lanes])
 
     def _encode(self, text: str) -> tuple[list[Token], str, int | None]:
         """The tokens to stream, a note for the reader, and the reference sentence's token count."""
@@ -333,6 +355,7 @@ class BytesPane(Pane):
     def _apply_font(self, font: QFont) -> None:
         self.editor.setFont(font)
         self.strip.setFont(font)
+        self.strip_scroll.setMinimumHeight(int(self.strip.band_height) + 16)  # one band whole, whatever the zoom
         self.lanes.set_text_font(font)
         table_font = QFont(font)
         table_font.setPointSizeF(max(8.0, font.pointSizeF() * 0.9))
