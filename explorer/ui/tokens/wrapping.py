@@ -3,10 +3,12 @@
 Qt wraps the token view where Unicode allows a line break, or anywhere when a line has none.
 Both cut tokens: `<E0 A4>` at its space, 你好 between its ideographs, and a line of English has
 no break at all (spaces show as `·`, a letter), so it is cut mid-token. Each token's display
-therefore gets a word joiner (U+2060) at every break Qt would make inside it, and a zero-width
-space (U+200B) before it where a break changes nothing that is drawn: the token starts with a
-character that never joins, reorders or stacks with the one before it. Both characters are
-invisible, zero-width and taken out again when the view's text is copied.
+therefore gets a word joiner (U+2060) at every break Qt would make inside it, its spaces (only
+in hex, `<E0 A4>`: a space in the text shows as `·`) become no-break spaces, since Qt's layout
+breaks after any other space whatever the Unicode rules say, and a zero-width space (U+200B)
+goes before it where a break changes nothing that is drawn: the token starts with a character
+that never joins, reorders or stacks with the one before it. The marks are invisible and
+zero-width, and the view's text is copied without them.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import unicodedata
 
 from PySide6.QtCore import QTextBoundaryFinder
 
-JOINER, BREAK = "\u2060", "\u200b"
-INVISIBLE = {ord(JOINER): None, ord(BREAK): None}
+JOINER, BREAK, NO_BREAK_SPACE = "\u2060", "\u200b", "\u00a0"
+# The view's text -> what it reads as (a real no-break space in a token shows as `␣`, never as itself).
+READ = {ord(JOINER): None, ord(BREAK): None, ord(NO_BREAK_SPACE): " "}
 
 # Scripts whose letters join, stack or reorder across a character boundary (Arabic and its
 # relatives, the Brahmic scripts with their viramas, Mongolian, ...), Hangul vowel and final
@@ -38,9 +41,10 @@ def breaks_before(char: str) -> bool:
 def keep_whole(text: str) -> str:
     """A token's display with no line break inside it, and one allowed before it where that is safe.
 
-    >>> keep_whole("<E0 A4>") == BREAK + "<E0 " + JOINER + "A4>"
+    >>> keep_whole("<E0 A4>") == BREAK + "<E0" + NO_BREAK_SPACE + "A4>"
     True
     """
+    text = text.replace(" ", NO_BREAK_SPACE)
     finder = QTextBoundaryFinder(QTextBoundaryFinder.BoundaryType.Line, text)
     inside: set[int] = set()  # UTF-16 positions where Qt would break the line
     position = finder.toNextBoundary()
@@ -61,4 +65,4 @@ def keep_whole(text: str) -> str:
 
 def shown(text: str) -> str:
     """The view's text as a person reads it: without the wrapping characters."""
-    return text.translate(INVISIBLE)
+    return text.translate(READ)
