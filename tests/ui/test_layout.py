@@ -181,6 +181,7 @@ def test_the_window_never_takes_its_minimum_from_its_content(qtbot: object, sess
     wide = QWidget()
     wide.setMinimumWidth(5000)
     window.panes["tokens"].layout().addWidget(wide)
+    wide.show()
     QApplication.processEvents()
     assert window.width() == 1000
     assert window.minimumWidth() < 1000
