@@ -103,6 +103,7 @@ class BytesPane(Pane):
         self.strip_scroll.setWidgetResizable(True)
         self.strip_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.strip_scroll.setWidget(self.strip)
+        self.strip_scroll.verticalScrollBar().rangeChanged.connect(self._on_strip_range_changed)
         self.stream_splitter = QSplitter(Qt.Orientation.Vertical)
         self.stream_splitter.setChildrenCollapsible(False)
         self.stream_splitter.addWidget(self.lanes_scroll)
@@ -237,6 +238,12 @@ class BytesPane(Pane):
         needed = self.lanes.heightForWidth(max(1, self.lanes_scroll.viewport().width()))
         lanes = int(max(self.lanes_scroll.minimumHeight(), min(needed + 4, total * 0.4)))
         self.stream_splitter.setSizes([lanes, total - lanes])
+
+    def _on_strip_range_changed(self, _minimum: int, _maximum: int) -> None:
+        """The strip or its view changed height (new text, a resize, the lanes' share): keep the
+        current token's band in view."""
+        if self.shown > 0:
+            self._scroll_to_token(self.shown - 1)
 
     def _encode(self, text: str) -> tuple[list[Token], str, int | None]:
         """The tokens to stream, a note for the reader, and the reference sentence's token count."""
