@@ -28,7 +28,7 @@ from explorer.ui.tokens.wrapping import shown
 DIFF_COLOR = QColor("#D81B60")  # boundary differences in a comparison: magenta, not in the token palette
 SPLIT_COLOR = QColor("#C62828")
 CACHED_BLOCKS = 1024  # blocks whose token boxes are remembered (a few screens' worth)
-ROW_GAP = 2.0  # pixels between rows of token boxes
+ROW_GAP = 3.0  # pixels below a line that its boxes leave free (one of them is taken back above the line)
 
 # One token's piece on one line of a block: (token index relative to the block's first token,
 # rectangle relative to the block's layout, the tick that marks the token's start if it starts here).
@@ -342,8 +342,8 @@ def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Bo
     """The boxes of tokens that start at `starts` and are coloured up to `ends` in a block (positions
     relative to the block, the first may be negative; a token wider than a line gets a box per line).
 
-    A box leaves the line's leading, and at least ROW_GAP, free below it, so rows of tokens never
-    touch. A piece with no width (a token's zero-width break mark left at the end of the line
+    A box leaves the line's leading, and at least ROW_GAP, free below it, and starts a pixel above
+    the line, so rows of tokens never touch. A piece with no width (a token's zero-width break mark left at the end of the line
     before it, see wrapping.py) gets no box.
 
     Walks the block's lines once: few Qt calls per token, as each call that lets a worker take
@@ -354,8 +354,8 @@ def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Bo
     for number in range(layout.lineCount()):
         line = layout.lineAt(number)
         line_start, line_end = line.textStart(), line.textStart() + line.textLength()
-        top = line.y()
-        height = line.height() - max(line.leading(), ROW_GAP)
+        top = line.y() - 1  # a pixel above the line: marks stacked to the font's ascent stay inside
+        height = line.height() + 1 - max(line.leading(), ROW_GAP)
         while first < len(starts) and ends[first] <= line_start:
             first += 1
         for offset in range(first, len(starts)):
