@@ -9,7 +9,7 @@ pause in typing; the limit keeps it well under the 50 ms budget.
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtGui import QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QPlainTextEdit, QPushButton, QScrollArea, QSlider, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
@@ -361,6 +361,10 @@ class BytesPane(Pane):
 
     def _apply_font(self, font: QFont) -> None:
         self.editor.setFont(font)
+        # Two whole lines at any zoom (a fixed 64 px cut the second line in presentation mode); a
+        # line of Devanagari or Thai is about a third taller than one of the fixed font.
+        margins = 2 * (self.editor.frameWidth() + self.editor.document().documentMargin())
+        self.editor.setMaximumHeight(max(64, int(2 * 1.35 * QFontMetrics(font).lineSpacing() + margins)))
         self.strip.setFont(font)
         self.strip_scroll.setMinimumHeight(int(self.strip.band_height) + 16)  # one band whole, whatever the zoom
         self.lanes.set_text_font(font)
