@@ -104,6 +104,20 @@ def test_no_text_changes_the_window_size(qapp: QApplication, window: MainWindow)
                 assert_tokens_on_one_line(pane, name)
 
 
+@pytest.mark.parametrize("window", configurations()[:1] + configurations()[-1:], indirect=True)
+def test_a_long_merge_in_the_training_caption_keeps_the_window(qapp: QApplication, window: MainWindow) -> None:
+    """The caption names the newest merge's tokens: a long one (no spaces: they show as `·`) wraps."""
+    size = QSize(window.size())
+    window.show_pane("training")
+    training = window.panes["training"]
+    settle(qapp, window)
+    long_token = "·" + "ال·" * 150
+    training.status.setText(f"<b>Merge 1:</b> <code>{long_token}</code> + <code>{long_token}</code>")  # type: ignore[attr-defined]
+    settle(qapp, window)
+    assert window.size() == size
+    assert training.minimumSizeHint().width() <= size.width()
+
+
 def assert_tokens_on_one_line(pane: QWidget, name: str) -> None:
     """Each token's boxes (one per line it occupies) lie on a single line of the view."""
     view = pane.main_lane.view  # type: ignore[attr-defined]
