@@ -10,8 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, QSize
+from PySide6.QtCore import QPoint, QSettings, QSize, Qt
 from PySide6.QtGui import QFontMetrics
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QStyle, QWidget
 
 from explorer.core.load import load_tokenizer
@@ -143,7 +144,13 @@ def test_every_id_is_shown_whole(qapp: QApplication, window: MainWindow) -> None
         bar.setValue(value)
         qapp.processEvents()
         assert_ids_fit(table, value)
+        assert_no_sliver_beside_the_ids(table)
     assert_headers_fit(table)
+    header = table.pinned.horizontalHeader()
+    for order in (Qt.SortOrder.DescendingOrder, Qt.SortOrder.AscendingOrder):  # the pinned title sorts by id
+        QTest.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(5, header.height() // 2))
+        assert (merges.model.sort_column, merges.model.sort_order) == (0, order)  # type: ignore[attr-defined]
+        assert header.sortIndicatorOrder() == order
     paste(qapp, window, "tokens", SCRIPTS["Hindi"] + SCRIPTS["emoji"])
     tokens = window.panes["tokens"]
     lane = tokens.main_lane  # type: ignore[attr-defined]
@@ -176,6 +183,20 @@ def assert_ids_fit(table: QWidget, scrolled: int) -> None:
         assert int(text) == index.data(TOKEN_ID_ROLE)
         shown += 1
     assert shown > 5
+
+
+def assert_no_sliver_beside_the_ids(table: QWidget) -> None:
+    """Scrolled sideways, the first column beside the ids starts whole at their edge (a sliver of a
+    parent cell, "4)", right after an id would read as part of it); only the very end may differ."""
+    bar, header = table.horizontalScrollBar(), table.horizontalHeader()  # type: ignore[attr-defined]
+    if bar.value() == bar.maximum():
+        return
+    edge = table.columnWidth(0)  # type: ignore[attr-defined]
+    for column in range(1, header.count()):
+        x = header.sectionViewportPosition(column)
+        if not header.isSectionHidden(column) and x + header.sectionSize(column) > edge:
+            assert x == edge, f"column {column} starts at {x}, under the ids that end at {edge}"
+            return
 
 
 def assert_headers_fit(table: QWidget) -> None:
