@@ -35,6 +35,9 @@ class PinnedColumnTable(QTableView):
         self.viewport().stackUnder(self.pinned)
         self.pinned.verticalScrollBar().valueChanged.connect(self.verticalScrollBar().setValue)
         self.verticalScrollBar().valueChanged.connect(self.pinned.verticalScrollBar().setValue)
+        # The main view may scroll before the pinned one knows its rows (a token shown as the table
+        # arrives): a value beyond the pinned range was clipped, so follow again once it has grown.
+        self.pinned.verticalScrollBar().rangeChanged.connect(self._follow_vertically)
         self.horizontalHeader().sectionResized.connect(self._on_header_section_resized)
         self.horizontalHeader().sortIndicatorChanged.connect(self._on_header_sort_indicator_changed)
         self.pinned.horizontalHeader().sectionClicked.connect(self._on_pinned_header_clicked)
@@ -91,6 +94,10 @@ class PinnedColumnTable(QTableView):
         self.pinned.setGeometry(left, frame, self.columnWidth(0),
                                 self.viewport().height() + self.horizontalHeader().height())
         self.pinned.setVisible(self.model() is not None and not self.isColumnHidden(0))
+        self._follow_vertically()
+
+    def _follow_vertically(self, *_range: int) -> None:
+        self.pinned.verticalScrollBar().setValue(self.verticalScrollBar().value())
 
     def updateGeometries(self) -> None:  # noqa: N802 (Qt override: after a resize, a font or a header change)
         super().updateGeometries()
