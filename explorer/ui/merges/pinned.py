@@ -34,7 +34,7 @@ class PinnedColumnTable(QTableView):
         self.pinned.setWordWrap(False)
         self.viewport().stackUnder(self.pinned)
         self.pinned.verticalScrollBar().valueChanged.connect(self.verticalScrollBar().setValue)
-        self.verticalScrollBar().valueChanged.connect(self.pinned.verticalScrollBar().setValue)
+        self.verticalScrollBar().valueChanged.connect(self._follow_vertically)
         # The main view may scroll before the pinned one knows its rows (a token shown as the table
         # arrives): a value beyond the pinned range was clipped, so follow again once it has grown.
         self.pinned.verticalScrollBar().rangeChanged.connect(self._follow_vertically)
@@ -96,8 +96,12 @@ class PinnedColumnTable(QTableView):
         self.pinned.setVisible(self.model() is not None and not self.isColumnHidden(0))
         self._follow_vertically()
 
-    def _follow_vertically(self, *_range: int) -> None:
+    def _follow_vertically(self, *_: int) -> None:
+        """Rows at the same height as the main view's (its header's pixel offset, whatever the scroll bar says)."""
         self.pinned.verticalScrollBar().setValue(self.verticalScrollBar().value())
+        if self.pinned.verticalHeader().offset() != self.verticalHeader().offset():
+            self.pinned.verticalHeader().setOffset(self.verticalHeader().offset())
+            self.pinned.viewport().update()
 
     def updateGeometries(self) -> None:  # noqa: N802 (Qt override: after a resize, a font or a header change)
         super().updateGeometries()
