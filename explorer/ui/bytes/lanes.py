@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
+from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QWidget
 
 from explorer.core.chars import visible
 from explorer.core.streaming import LaneState
@@ -22,6 +22,36 @@ MAX_PARTS = 300  # tokens shown in a lane; earlier ones fold into "…" (rich te
 # Between two tokens' spans: a line may break there. The lanes show spaces as `·`, so a lane has
 # no break of its own and would otherwise be one unbreakable word as wide as the whole text.
 BREAK = "\u200b"
+LANE_LINES = 2
+
+
+class _LaneView(QScrollArea):
+    """One lane, at most LANE_LINES lines high so both stay in sight, scrolled to its end: the
+    newest tokens (a 400-character text makes a lane of many lines)."""
+
+    def __init__(self, label: QLabel) -> None:
+        super().__init__()
+        self.label = label
+        self.setWidget(label)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.verticalScrollBar().rangeChanged.connect(lambda _, end: self.verticalScrollBar().setValue(end))
+        self._width = -1
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        lines = LANE_LINES * 1.35 * QFontMetrics(self.label.font()).lineSpacing()  # (Devanagari lines are taller)
+        needed = self.label.heightForWidth(max(1, self.viewport().width()))
+        return QSize(100, int(min(max(needed, 1), lines)) + 2)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(0, self.sizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self.width() != self._width:  # another width, another number of lines
+            self._width = self.width()
+            self.updateGeometry()
 
 
 class StreamLanes(QWidget):
@@ -51,9 +81,10 @@ class StreamLanes(QWidget):
         for title in (self.naive_title, self.buffered_title):
             title.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.naive_title, 0, 0)
-        layout.addWidget(self.naive, 0, 1)
+        self.naive_view, self.buffered_view = _LaneView(self.naive), _LaneView(self.buffered)
+        layout.addWidget(self.naive_view, 0, 1)
         layout.addWidget(self.buffered_title, 1, 0)
-        layout.addWidget(self.buffered, 1, 1)
+        layout.addWidget(self.buffered_view, 1, 1)
         layout.addWidget(self.status, 2, 1)
         layout.setColumnStretch(1, 1)
 
@@ -62,6 +93,8 @@ class StreamLanes(QWidget):
         big.setPointSizeF(font.pointSizeF() * 1.3)
         self.naive.setFont(big)
         self.buffered.setFont(big)
+        for view in (self.naive_view, self.buffered_view):
+            view.updateGeometry()
 
     def set_dark(self, dark: bool) -> None:
         self.dark = dark
@@ -78,6 +111,8 @@ class StreamLanes(QWidget):
             color = pending_color(self.dark).name()
             buffered += (f"<span style='background:{color}'>&nbsp;⏳ {state.pending.hex(' ').upper()}&nbsp;</span>")
         self.buffered.setText(buffered or self._waiting())
+        for view in (self.naive_view, self.buffered_view):
+            view.updateGeometry()
         done = state.shown == len(ids) and ids
         if not done:
             self.status.setText(f"after {state.shown} of {len(ids)} tokens · naive printed "

@@ -89,14 +89,8 @@ class BytesPane(Pane):
         player_layout = QVBoxLayout(self.player)
         player_layout.setContentsMargins(0, 0, 0, 0)
         player_layout.addLayout(self._build_controls())
-        self.lanes = StreamLanes()
-        # The lanes grow with the text: they scroll in their own area so the strip keeps its room.
-        self.lanes_scroll = QScrollArea()
-        self.lanes_scroll.setWidgetResizable(True)
-        self.lanes_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.lanes_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.lanes_scroll.setMinimumHeight(60)
-        self.lanes_scroll.setWidget(self.lanes)
+        self.lanes = StreamLanes()  # (a few lines high whatever the text: the strip keeps its room)
+        player_layout.addWidget(self.lanes)
         self.strip.token_clicked.connect(lambda index: self.set_shown(index + 1))
         self.strip.char_clicked.connect(self._on_strip_char_clicked)
         self.strip_scroll = QScrollArea()
@@ -104,14 +98,7 @@ class BytesPane(Pane):
         self.strip_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.strip_scroll.setWidget(self.strip)
         self.strip_scroll.verticalScrollBar().rangeChanged.connect(self._on_strip_range_changed)
-        self.stream_splitter = QSplitter(Qt.Orientation.Vertical)
-        self.stream_splitter.setChildrenCollapsible(False)
-        self.stream_splitter.addWidget(self.lanes_scroll)
-        self.stream_splitter.addWidget(self.strip_scroll)
-        self.stream_splitter.setStretchFactor(0, 1)
-        self.stream_splitter.setStretchFactor(1, 3)
-        self.stream_splitter.setSizes([150, 450])
-        player_layout.addWidget(self.stream_splitter, 1)
+        player_layout.addWidget(self.strip_scroll, 1)
         self.legend = WrappingLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         player_layout.addWidget(self.legend)
@@ -227,20 +214,9 @@ class BytesPane(Pane):
         counts = count(safe, None if self.using_bytes else len(self.tokens), reference)
         self._show_counts(counts, tokenizer, len(self.editor.toPlainText()) > MAX_CHARS)
         self.set_shown(len(self.replay))
-        self._fit_lanes()
-
-    def _fit_lanes(self) -> None:
-        """Give the lanes the height the whole text needs, up to 40% of the stream area (they scroll)."""
-        sizes = self.stream_splitter.sizes()
-        total = sum(sizes)
-        if total <= 0:
-            return
-        needed = self.lanes.heightForWidth(max(1, self.lanes_scroll.viewport().width()))
-        lanes = int(max(self.lanes_scroll.minimumHeight(), min(needed + 4, total * 0.4)))
-        self.stream_splitter.setSizes([lanes, total - lanes])
 
     def _on_strip_range_changed(self, _minimum: int, _maximum: int) -> None:
-        """The strip or its view changed height (new text, a resize, the lanes' share): keep the
+        """The strip or its view changed height (new text, a resize, the lanes' lines): keep the
         current token's band in view."""
         if self.shown > 0:
             self._scroll_to_token(self.shown - 1)
