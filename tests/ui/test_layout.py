@@ -103,6 +103,9 @@ def test_no_text_changes_the_window_size(qapp: QApplication, window: MainWindow)
             assert pane.minimumSizeHint().width() <= size.width(), f"{pane_name} with {name} is cut at the right"
             if pane_name == "tokens":
                 assert_tokens_on_one_line(pane, name)
+            if pane_name == "bytes":  # the lanes grow no taller with the text: a whole band stays in sight
+                strip = pane.strip  # type: ignore[attr-defined]
+                assert pane.strip_scroll.viewport().height() >= strip.band_height, f"bytes with {name}"  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("window", configurations()[:1] + configurations()[-1:], indirect=True)
