@@ -27,6 +27,7 @@ PANES = [
 ]
 
 PANE_NAMES = [name for name, _, _ in PANES]
+MINIMUM_SIZE = (800, 560)  # the smallest window offered; what a pane shows never makes the window bigger
 
 
 def create_pane(session: Session, name: str, title: str, hint: str) -> Pane:
@@ -90,6 +91,9 @@ class MainWindow(QMainWindow):
         self.session.pane_requested.connect(self.show_pane)
         self.session.error_posted.connect(self._on_session_error_posted)
         self.session.status_posted.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        # An explicit minimum: without one, Qt raises the window's minimum to its panes' minimum,
+        # so a widget that asks for more width (a long pasted text) would widen the window for good.
+        self.setMinimumSize(*MINIMUM_SIZE)
         self.resize(1200, 800)
         geometry, state = self.session.settings.window_geometry(), self.session.settings.window_state()
         if geometry is not None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from explorer.ui.session import Session
 
@@ -29,6 +30,34 @@ def example_bar(examples: Sequence[tuple[str, str, str]],
         buttons.append(button)
     row.addStretch(1)
     return row, buttons
+
+
+class WrappingLabel(QLabel):
+    """A label of the user's text (or one that names it): wraps to the width it is given, never asks
+    for more, and is never cut short in height.
+
+    A word-wrapped QLabel asks for the width of its longest unbreakable run as its minimum: a pasted
+    text (tokens joined without spaces) then widens the whole window. Here the layout decides the
+    width, and the minimum height is the wrapped text's height at that width, so a splitter or a
+    crowded layout cannot hide the last line.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+        policy = self.sizePolicy()  # (keeps the height-for-width flag setWordWrap set)
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        self.setSizePolicy(policy)
+        self._width = -1
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return QSize(0, self.heightForWidth(max(1, self.width())) if self.text() else 0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self.width() != self._width:  # a new width: another height
+            self._width = self.width()
+            self.updateGeometry()
 
 
 class EmptyState(QLabel):

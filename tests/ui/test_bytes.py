@@ -69,7 +69,7 @@ def on_screen(label: QLabel) -> str:
     """The plain text a rich-text label shows."""
     document = QTextDocument()
     document.setHtml(label.text())
-    return document.toPlainText()
+    return document.toPlainText().replace("\u200b", "")  # (the line-break points between tokens)
 
 
 def step_and_check(qtbot: QtBot, pane: BytesPane, use_keys: bool = False) -> None:

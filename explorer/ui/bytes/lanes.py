@@ -8,16 +8,50 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
+from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QWidget
 
 from explorer.core.chars import visible
 from explorer.core.streaming import LaneState
 from explorer.core.utf8 import REPLACEMENT
 from explorer.ui.bytes.roles import pending_color, replacement_color, token_color_name
+from explorer.ui.pane import WrappingLabel
 
 MAX_PARTS = 300  # tokens shown in a lane; earlier ones fold into "…" (rich text grows slow beyond)
+# Between two tokens' spans: a line may break there. The lanes show spaces as `·`, so a lane has
+# no break of its own and would otherwise be one unbreakable word as wide as the whole text.
+BREAK = "\u200b"
+LANE_LINES = 2
+
+
+class _LaneView(QScrollArea):
+    """One lane, at most LANE_LINES lines high so both stay in sight, scrolled to its end: the
+    newest tokens (a 400-character text makes a lane of many lines)."""
+
+    def __init__(self, label: QLabel) -> None:
+        super().__init__()
+        self.label = label
+        self.setWidget(label)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.verticalScrollBar().rangeChanged.connect(lambda _, end: self.verticalScrollBar().setValue(end))
+        self._width = -1
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        lines = LANE_LINES * 1.35 * QFontMetrics(self.label.font()).lineSpacing()  # (Devanagari lines are taller)
+        needed = self.label.heightForWidth(max(1, self.viewport().width()))
+        return QSize(100, int(min(max(needed, 1), lines)) + 2)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(0, self.sizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self.width() != self._width:  # another width, another number of lines
+            self._width = self.width()
+            self.updateGeometry()
 
 
 class StreamLanes(QWidget):
@@ -37,21 +71,20 @@ class StreamLanes(QWidget):
         layout.setHorizontalSpacing(10)
         self.naive_title = QLabel("<b>Naive</b><br><small>each token decoded alone</small>")
         self.buffered_title = QLabel("<b>Buffered</b><br><small>incremental decoder</small>")
-        self.naive = QLabel()
-        self.buffered = QLabel()
-        self.status = QLabel()
+        self.naive = WrappingLabel()
+        self.buffered = WrappingLabel()
+        self.status = WrappingLabel()
         self.status.setObjectName("streamStatus")
         for label in (self.naive, self.buffered):
-            label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.RichText)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            label.setMinimumHeight(28)
         for title in (self.naive_title, self.buffered_title):
             title.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.naive_title, 0, 0)
-        layout.addWidget(self.naive, 0, 1)
+        self.naive_view, self.buffered_view = _LaneView(self.naive), _LaneView(self.buffered)
+        layout.addWidget(self.naive_view, 0, 1)
         layout.addWidget(self.buffered_title, 1, 0)
-        layout.addWidget(self.buffered, 1, 1)
+        layout.addWidget(self.buffered_view, 1, 1)
         layout.addWidget(self.status, 2, 1)
         layout.setColumnStretch(1, 1)
 
@@ -60,6 +93,8 @@ class StreamLanes(QWidget):
         big.setPointSizeF(font.pointSizeF() * 1.3)
         self.naive.setFont(big)
         self.buffered.setFont(big)
+        for view in (self.naive_view, self.buffered_view):
+            view.updateGeometry()
 
     def set_dark(self, dark: bool) -> None:
         self.dark = dark
@@ -76,6 +111,8 @@ class StreamLanes(QWidget):
             color = pending_color(self.dark).name()
             buffered += (f"<span style='background:{color}'>&nbsp;⏳ {state.pending.hex(' ').upper()}&nbsp;</span>")
         self.buffered.setText(buffered or self._waiting())
+        for view in (self.naive_view, self.buffered_view):
+            view.updateGeometry()
         done = state.shown == len(ids) and ids
         if not done:
             self.status.setText(f"after {state.shown} of {len(ids)} tokens · naive printed "
@@ -102,4 +139,4 @@ class StreamLanes(QWidget):
             text = html.escape(visible(part)).replace(
                 REPLACEMENT, f"<b style='color:{warning}'>{REPLACEMENT}</b>")
             out.append(f"<span style='background:{background}'>{text}</span>")
-        return "".join(out)
+        return BREAK.join(out)

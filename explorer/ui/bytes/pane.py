@@ -9,7 +9,7 @@ pause in typing; the limit keeps it well under the 50 ms budget.
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtGui import QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QPlainTextEdit, QPushButton, QScrollArea, QSlider, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
@@ -24,7 +24,7 @@ from explorer.ui.bytes.lanes import StreamLanes
 from explorer.ui.bytes.model import COL_BITS, CharTableModel
 from explorer.ui.bytes.roles import legend_html
 from explorer.ui.bytes.strip import ByteStrip
-from explorer.ui.pane import Pane, example_bar
+from explorer.ui.pane import Pane, WrappingLabel, example_bar
 from explorer.ui.session import Session
 
 MAX_CHARS = 2_000
@@ -80,17 +80,16 @@ class BytesPane(Pane):
         self.reference.textChanged.connect(self._debounce.start)
         examples.addWidget(self.reference, 1)
 
-        self.counts = QLabel()
+        self.counts = WrappingLabel()
         self.counts.setObjectName("byteCounts")
         self.counts.setTextFormat(Qt.TextFormat.RichText)
-        self.counts.setWordWrap(True)
 
         self.strip = ByteStrip()
         self.player = QWidget()  # the stream keys work while focus is anywhere in here
         player_layout = QVBoxLayout(self.player)
         player_layout.setContentsMargins(0, 0, 0, 0)
         player_layout.addLayout(self._build_controls())
-        self.lanes = StreamLanes()
+        self.lanes = StreamLanes()  # (a few lines high whatever the text: the strip keeps its room)
         player_layout.addWidget(self.lanes)
         self.strip.token_clicked.connect(lambda index: self.set_shown(index + 1))
         self.strip.char_clicked.connect(self._on_strip_char_clicked)
@@ -98,10 +97,10 @@ class BytesPane(Pane):
         self.strip_scroll.setWidgetResizable(True)
         self.strip_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.strip_scroll.setWidget(self.strip)
+        self.strip_scroll.verticalScrollBar().rangeChanged.connect(self._on_strip_range_changed)
         player_layout.addWidget(self.strip_scroll, 1)
-        self.legend = QLabel()
+        self.legend = WrappingLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.legend.setWordWrap(True)
         player_layout.addWidget(self.legend)
 
         self.model = CharTableModel(self)
@@ -215,6 +214,12 @@ class BytesPane(Pane):
         counts = count(safe, None if self.using_bytes else len(self.tokens), reference)
         self._show_counts(counts, tokenizer, len(self.editor.toPlainText()) > MAX_CHARS)
         self.set_shown(len(self.replay))
+
+    def _on_strip_range_changed(self, _minimum: int, _maximum: int) -> None:
+        """The strip or its view changed height (new text, a resize, the lanes' lines): keep the
+        current token's band in view."""
+        if self.shown > 0:
+            self._scroll_to_token(self.shown - 1)
 
     def _encode(self, text: str) -> tuple[list[Token], str, int | None]:
         """The tokens to stream, a note for the reader, and the reference sentence's token count."""
@@ -332,7 +337,12 @@ class BytesPane(Pane):
 
     def _apply_font(self, font: QFont) -> None:
         self.editor.setFont(font)
+        # Two whole lines at any zoom (a fixed 64 px cut the second line in presentation mode); a
+        # line of Devanagari or Thai is about a third taller than one of the fixed font.
+        margins = 2 * (self.editor.frameWidth() + self.editor.document().documentMargin())
+        self.editor.setMaximumHeight(max(64, int(2 * 1.35 * QFontMetrics(font).lineSpacing() + margins)))
         self.strip.setFont(font)
+        self.strip_scroll.setMinimumHeight(int(self.strip.band_height) + 16)  # one band whole, whatever the zoom
         self.lanes.set_text_font(font)
         table_font = QFont(font)
         table_font.setPointSizeF(max(8.0, font.pointSizeF() * 0.9))

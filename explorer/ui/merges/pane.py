@@ -14,7 +14,7 @@ import time
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTableView,
+    QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
     QVBoxLayout, QWidget)
 
 from explorer.core.audit import Audit
@@ -27,6 +27,7 @@ from explorer.ui.merges.filter_bar import FilterBar
 from explorer.ui.merges.history import History
 from explorer.ui.merges.loader import VocabLoader
 from explorer.ui.merges.model import COLUMNS, TOKEN_ID_ROLE, VocabModel
+from explorer.ui.merges.pinned import SORT_ARROW, PinnedColumnTable
 from explorer.ui.merges.trace import TracePanel
 from explorer.ui.merges.token_panel import TokenContext, TokenPanel
 from explorer.ui.pane import Pane
@@ -93,7 +94,7 @@ class MergesPane(Pane):
         progress_row.setContentsMargins(0, 0, 0, 0)
 
         self.model = VocabModel(self)
-        self.table_view = QTableView()
+        self.table_view = PinnedColumnTable()  # the id column stays at the left, never cut
         self.table_view.setModel(self.model)
         self.table_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -106,10 +107,7 @@ class MergesPane(Pane):
         self.table_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table_view.horizontalHeader().setStretchLastSection(False)
         self.table_view.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        for column, width in enumerate([64, 150, 48, 64, 120, 120, 90, 72, 96]):
-            self.table_view.setColumnWidth(column, width)
-        for column in range(9, len(COLUMNS)):
-            self.table_view.setColumnWidth(column, 92)
+        self.table_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # "·inter…  (12345)": the id stays whole
         self.table_view.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
 
         self.token_panel = TokenPanel()
@@ -202,6 +200,7 @@ class MergesPane(Pane):
 
     def _on_loader_table_ready(self, table: VocabTable) -> None:
         self.model.set_table(table)
+        self._fit_columns()
         self.filter_bar.set_counts(table)
         self._apply_query(self.filter_bar.query())
         self._update_columns()
@@ -406,6 +405,24 @@ class MergesPane(Pane):
 
         return int(table.ids[max(range(min(table.rows, 2000)), key=interest)])
 
+    def _fit_columns(self) -> None:
+        """Every column as wide as its title (with the sort arrow) or a typical value, at the current
+        fonts; the id column as wide as the largest id. The user can still drag them wider."""
+        view, table = self.table_view, self.table
+        largest = int(table.ids.max()) if table is not None and table.rows else 199_999
+        grouped = f"{largest:,}"
+        samples = {"id": str(largest), "token": "·international", "length": "128", "rank": grouped,
+                   "left": f"·inter  ({largest})", "right": f"·national  ({largest})", "count": "99,999,999",
+                   "seen": "99,999,999", "script": "Symbols & punctuation", "flags": "\u2713"}
+        header = QFontMetrics(view.horizontalHeader().font())
+        for index, column in enumerate(COLUMNS):
+            if index == 0:
+                continue
+            font = self.model.font if column.key in ("token", "left", "right") else view.font()
+            value = QFontMetrics(font).horizontalAdvance(samples[column.key]) + 16
+            view.setColumnWidth(index, max(value, header.horizontalAdvance(column.title) + SORT_ARROW + 12))
+        view.set_widest(str(largest))
+
     def _label(self, token_id: int) -> str:
         return self._context().label(token_id)
 
@@ -415,6 +432,7 @@ class MergesPane(Pane):
         self.model.font = font
         height = QFontMetrics(font).height() + 6
         self.table_view.verticalHeader().setDefaultSectionSize(max(height, self.fontMetrics().height() + 6))
+        self._fit_columns()
         self.trace_panel.set_look(font, self.session.dark)
         self.model.layoutChanged.emit()
         self.token_panel.set_look(font, self.session.dark)

@@ -19,6 +19,7 @@ from explorer.core.merges import MergeForest
 from explorer.core.tokenizer import Tokenizer
 from explorer.core.vocab_filter import VocabTable, shown_text
 from explorer.ui.merges.model import TOKEN_ID_ROLE, ChildrenModel
+from explorer.ui.pane import WrappingLabel
 from explorer.ui.merges.tree_view import DEPTH_COLORS, MergeTreeView, depth_color, text_color_on
 
 
@@ -56,7 +57,7 @@ class TokenPanel(QSplitter):
         self.font_, self.dark = QFont(), False
         self.back_button = _tool_button("\u2190", "Back to the previous token (Alt+Left)", self.back_requested.emit)
         self.forward_button = _tool_button("\u2192", "Forward (Alt+Right)", self.forward_requested.emit)
-        self.title_label = QLabel()
+        self.title_label = WrappingLabel()
         self.title_label.setTextFormat(Qt.TextFormat.RichText)
         self.title_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tree_view = MergeTreeView()
@@ -72,7 +73,7 @@ class TokenPanel(QSplitter):
             ("SVG...", "Save the tree as an SVG drawing", lambda: self.export_svg()),
         ):
             bar.addWidget(_tool_button(text, tip, slot))
-        self.info_label = QLabel()
+        self.info_label = WrappingLabel()
         self.info_label.setTextFormat(Qt.TextFormat.RichText)
         self.info_label.setWordWrap(True)
         self.info_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -82,7 +83,7 @@ class TokenPanel(QSplitter):
         self.tree_stack = QStackedWidget()
         self.tree_stack.addWidget(self.tree_message)
         self.tree_stack.addWidget(self.tree_view)
-        self.legend = QLabel()
+        self.legend = WrappingLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         tree_panel = QWidget()
         tree_layout = QVBoxLayout(tree_panel)
@@ -97,8 +98,8 @@ class TokenPanel(QSplitter):
         self.children_view.setModel(self.children_model)
         self.children_view.setUniformItemSizes(True)
         self.children_view.setToolTip("Tokens made by a merge that uses this token; click one to go there")
-        self.children_label = QLabel("<b>Used by</b>")
-        self.children_label.setWordWrap(True)
+        self.children_label = WrappingLabel("<b>Used by</b>")
+        self.children_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # "·inter…   #12345": the id stays whole
         used_by = QWidget()
         used_by.setMinimumWidth(190)
         used_layout = QVBoxLayout(used_by)

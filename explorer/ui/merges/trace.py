@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QKeySequence, QMouseEvent, QPainter, QPaintEvent, QPen, QShortcut
 from PySide6.QtWidgets import (
-    QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QVBoxLayout, QWidget)
+    QHBoxLayout, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QVBoxLayout, QWidget)
 
 from explorer.core.bpe import TraceStep
 from explorer.core.errors import ExplorerError
 from explorer.core.tokenizer import Tokenizer
+from explorer.ui.pane import WrappingLabel
 from explorer.ui.theme import token_color
 
 MAX_CHARS = 200
@@ -160,8 +161,7 @@ class TracePanel(QWidget):
         top.addWidget(self.input, 1)
         for button in (self.step_button, self.play_button, self.reset_button):
             top.addWidget(button)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
+        self.status = WrappingLabel()  # its last line is never hidden, however small the panel
         self.status.setTextFormat(Qt.TextFormat.RichText)
         self.strip = TokenStrip()
         self.steps = QListWidget()

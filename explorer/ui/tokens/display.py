@@ -9,7 +9,7 @@ for long. No Qt here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,9 +43,10 @@ class DisplayBuilder:
     line without either (minified JSON), at a token boundary.
     """
 
-    def __init__(self, tokenizer: Tokenizer, show_ids: bool) -> None:
+    def __init__(self, tokenizer: Tokenizer, show_ids: bool, wrap: Callable[[str], str] | None = None) -> None:
         self.tokenizer = tokenizer
         self.show_ids = show_ids
+        self.wrap = wrap  # a token's text -> the same with the view's wrapping marks (see wrapping.py)
         self.texts: dict[int, str] = {}
         size = tokenizer.vocab_size
         self.lengths = np.full(size, -1, np.int64)  # UTF-16 length of the display; -1: not seen yet
@@ -69,6 +70,8 @@ class DisplayBuilder:
                 text = f"{token_id}\n" if b"\n" in data else f"{token_id} "
             else:
                 text = token_text(data)
+                if self.wrap is not None:
+                    text = self.wrap(text)
                 self.ends_cr[token_id] = data.endswith(b"\r")
                 self.starts_lf[token_id] = data.startswith(b"\n")
             self.texts[token_id] = text

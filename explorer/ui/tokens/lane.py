@@ -25,6 +25,7 @@ from explorer.core.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.session import Session
 from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, join_pieces
 from explorer.ui.tokens.view import TokenView
+from explorer.ui.tokens.wrapping import keep_whole
 
 SYNC_LIMIT = 20_000  # characters encoded on the GUI thread at once; longer texts go to a worker
 TURN_CHARACTERS = 40_000  # display characters added to the view per event-loop turn (a few ms)
@@ -139,7 +140,7 @@ class Lane(QWidget):
         mode, error = effective_mode(tokenizer, text, self.mode)
         self.status.emit(self, f"{_sentence(str(error))} Showing the plain-text reading." if error else "")
         self.state = TokenizedText(tokenizer, "", mode, self.mode)
-        self._builder = DisplayBuilder(tokenizer, self.show_ids)
+        self._builder = DisplayBuilder(tokenizer, self.show_ids, keep_whole)
         if len(text) <= SYNC_LIMIT:
             try:
                 self._queue.extend(_displayed(encode_stream(tokenizer, text, mode), self._builder))
@@ -148,7 +149,7 @@ class Lane(QWidget):
                 return
             self._drain(budget=None)
             return
-        builder = DisplayBuilder(tokenizer, self.show_ids)  # the worker's own
+        builder = DisplayBuilder(tokenizer, self.show_ids, keep_whole)  # the worker's own
         self.state.reserve(len(text) + 16)  # most texts have fewer tokens than characters
         self.view.reserve(len(text) + 16)
 
@@ -163,13 +164,13 @@ class Lane(QWidget):
         assert self.state is not None and self.tokenizer is not None
         self._start_filling(self.text)
         self.view.clear_tokens()
-        self._builder = DisplayBuilder(self.tokenizer, self.show_ids)
+        self._builder = DisplayBuilder(self.tokenizer, self.show_ids, keep_whole)
         ids, flags = self.state.ids, self.state.flags
         if len(self.text) <= SYNC_LIMIT:
             self._queue.append((None, ids, flags, self._builder.piece(ids)))
             self._drain(budget=None)
             return
-        builder = DisplayBuilder(self.tokenizer, self.show_ids)
+        builder = DisplayBuilder(self.tokenizer, self.show_ids, keep_whole)
         self.view.reserve(len(ids))
 
         def work():  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 import numpy as np
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen, QTextBlock, QTextCursor,
                            QTextLayout, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
@@ -23,10 +23,12 @@ from explorer.core.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
 from explorer.ui.theme import token_color
 from explorer.ui.tokens.display import DisplayPiece
 from explorer.ui.tokens.glyphs import is_missing
+from explorer.ui.tokens.wrapping import shown
 
 DIFF_COLOR = QColor("#D81B60")  # boundary differences in a comparison: magenta, not in the token palette
 SPLIT_COLOR = QColor("#C62828")
 CACHED_BLOCKS = 1024  # blocks whose token boxes are remembered (a few screens' worth)
+ROW_GAP = 3.0  # pixels below a line that its boxes leave free (one of them is taken back above the line)
 
 # One token's piece on one line of a block: (token index relative to the block's first token,
 # rectangle relative to the block's layout, the tick that marks the token's start if it starts here).
@@ -137,6 +139,14 @@ class TokenView(QPlainTextEdit):
     def set_text_font(self, font: QFont) -> None:
         self.setFont(font)
         self.document().setDefaultFont(font)
+
+    def toPlainText(self) -> str:  # noqa: N802 (Qt override): the text without the wrapping marks
+        return shown(super().toPlainText())
+
+    def createMimeDataFromSelection(self) -> QMimeData:  # noqa: N802 (Qt override): copy what is read
+        data = QMimeData()
+        data.setText(shown(self.textCursor().selection().toPlainText()))
+        return data
 
     # Positions
 
@@ -330,7 +340,11 @@ class TokenView(QPlainTextEdit):
 
 def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Box]:
     """The boxes of tokens that start at `starts` and are coloured up to `ends` in a block (positions
-    relative to the block, the first may be negative; a token that wraps gets a box per line).
+    relative to the block, the first may be negative; a token wider than a line gets a box per line).
+
+    A box leaves the line's leading, and at least ROW_GAP, free below it, and starts a pixel above
+    the line, so rows of tokens never touch. A piece with no width (a token's zero-width break mark left at the end of the line
+    before it, see wrapping.py) gets no box.
 
     Walks the block's lines once: few Qt calls per token, as each call that lets a worker take
     the interpreter lock may cost milliseconds to get it back.
@@ -340,7 +354,8 @@ def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Bo
     for number in range(layout.lineCount()):
         line = layout.lineAt(number)
         line_start, line_end = line.textStart(), line.textStart() + line.textLength()
-        top, height = line.y(), line.height()
+        top = line.y() - 1  # a pixel above the line: marks stacked to the font's ascent stay inside
+        height = line.height() + 1 - max(line.leading(), ROW_GAP)
         while first < len(starts) and ends[first] <= line_start:
             first += 1
         for offset in range(first, len(starts)):
@@ -349,7 +364,12 @@ def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Bo
             start, end = max(starts[offset], line_start), min(ends[offset], line_end)
             if end > start:
                 x1, x2 = line.cursorToX(start)[0], line.cursorToX(end)[0]
-                tick = QRectF(min(x1, x2), top + 2, 1.0, height - 4) if start == starts[offset] else None
+                if x1 == x2:
+                    continue
+                begins = start == starts[offset] or (
+                    start == starts[offset] + 1 and layout.lineForTextPosition(starts[offset]).isValid()
+                    and layout.lineForTextPosition(starts[offset]).lineNumber() == number - 1)
+                tick = QRectF(min(x1, x2), top + 2, 1.0, height - 4) if begins else None
                 boxes.append((offset, QRectF(min(x1, x2), top, abs(x2 - x1), height), tick))
     return boxes
 

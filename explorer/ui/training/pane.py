@@ -23,7 +23,7 @@ from explorer.core.corpus_sources import Corpus, Source, sample_sources
 from explorer.core.errors import ExplorerError
 from explorer.core.train import Merge
 from explorer.core.training_run import TrainingSettings, build_tokenizer
-from explorer.ui.pane import Pane
+from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
 from explorer.ui.training.model import (
     APPLIED_COUNT_HELP, COLUMNS, COUNT, ID, LEFT, NEW, PAIR_COUNT_HELP, RANK, RIGHT, MergesModel)
@@ -78,9 +78,8 @@ class TrainingPane(Pane):
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
         layout.addWidget(self.progress)
-        self.status = QLabel()
+        self.status = WrappingLabel()  # a merge of a long token must not widen the pane
         self.status.setObjectName("trainingStatus")
-        self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.status)
         split = QSplitter(Qt.Orientation.Horizontal)

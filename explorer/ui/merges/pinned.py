@@ -1,0 +1,151 @@
+"""A table whose first column stays put at the left while the others scroll sideways.
+
+The vocabulary table is wider than its pane; scrolled sideways, a plain QTableView cuts the id
+column ("0781" for id 100781) or hides it. Here a second view, sharing the model and the
+selection, shows only column 0 over the left edge of the viewport (Qt's "frozen column" example),
+and the column is as wide as the widest id, so an id is never cut.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTableView, QWidget
+
+SORT_ARROW = 24  # room for the header's sort indicator, beside the title
+
+
+class PinnedColumnTable(QTableView):
+    """A QTableView with column 0 pinned; `pinned` is the view that shows it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.widest = "0"  # the longest text column 0 can show (set_widest)
+        self.pinned = QTableView(self)
+        self.pinned.setObjectName("pinnedColumn")
+        self.pinned.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.pinned.verticalHeader().hide()
+        self.pinned.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.pinned.horizontalHeader().setSortIndicatorShown(True)
+        self.pinned.horizontalHeader().setSectionsClickable(True)
+        self.pinned.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.pinned.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.pinned.setFrameShape(QTableView.Shape.NoFrame)
+        self.pinned.setWordWrap(False)
+        self.viewport().stackUnder(self.pinned)
+        self.pinned.verticalScrollBar().valueChanged.connect(self.verticalScrollBar().setValue)
+        self.verticalScrollBar().valueChanged.connect(self._follow_vertically)
+        # The main view may scroll before the pinned one knows its rows (a token shown as the table
+        # arrives): a value beyond the pinned range was clipped, so follow again once it has grown.
+        self.pinned.verticalScrollBar().rangeChanged.connect(self._follow_vertically)
+        self.horizontalHeader().sectionResized.connect(self._on_header_section_resized)
+        self.horizontalHeader().sortIndicatorChanged.connect(self._on_header_sort_indicator_changed)
+        self.pinned.horizontalHeader().sectionClicked.connect(self._on_pinned_header_clicked)
+        self._snapping = False
+        self.horizontalScrollBar().valueChanged.connect(self._snap_to_column)
+
+    # Keeping the two views one
+
+    def setModel(self, model: QAbstractItemModel | None) -> None:  # noqa: N802 (Qt override)
+        super().setModel(model)
+        self.pinned.setModel(model)
+        self.pinned.setSelectionModel(self.selectionModel())
+        if model is not None:
+            model.modelReset.connect(self._show_only_first)
+            model.layoutChanged.connect(self._show_only_first)
+        self._show_only_first()
+
+    def _show_only_first(self) -> None:
+        model = self.model()
+        for column in range(1, model.columnCount() if model is not None else 0):
+            self.pinned.setColumnHidden(column, True)
+        self._sync()
+
+    def set_widest(self, text: str) -> None:
+        """Size column 0 so that `text` (the widest value it holds) is never elided."""
+        self.widest = text
+        self.fit_pinned_column()
+
+    def fit_pinned_column(self) -> None:
+        """Column 0 as wide as the widest value (every digit measured) or its title, at the current font."""
+        style = self.style()
+        margin = 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self) + 1)
+        cell = QFontMetrics(self.font())
+        digits = max(cell.horizontalAdvance(digit * len(self.widest)) for digit in "0123456789")
+        needed = max(digits, cell.horizontalAdvance(self.widest)) + margin + 8
+        model = self.model()
+        title = str(model.headerData(0, Qt.Orientation.Horizontal)) if model is not None else ""
+        header = QFontMetrics(self.horizontalHeader().font()).horizontalAdvance(title) + SORT_ARROW + margin
+        self.setColumnWidth(0, max(needed, header))
+
+    def _on_header_section_resized(self, section: int, _old: int, _new: int) -> None:
+        if section == 0:
+            self._sync()
+
+    def _sync(self) -> None:
+        self.pinned.setColumnWidth(0, self.columnWidth(0))
+        self.pinned.verticalHeader().setDefaultSectionSize(self.verticalHeader().defaultSectionSize())
+        self.pinned.horizontalHeader().setFixedHeight(self.horizontalHeader().height())
+        self.pinned.setAlternatingRowColors(self.alternatingRowColors())
+        self.pinned.setSelectionBehavior(self.selectionBehavior())
+        self.pinned.setSelectionMode(self.selectionMode())
+        frame = self.frameWidth()
+        left = frame + (self.verticalHeader().width() if self.verticalHeader().isVisible() else 0)
+        self.pinned.setGeometry(left, frame, self.columnWidth(0),
+                                self.viewport().height() + self.horizontalHeader().height())
+        self.pinned.setVisible(self.model() is not None and not self.isColumnHidden(0))
+        self._follow_vertically()
+
+    def _follow_vertically(self, *_: int) -> None:
+        """Rows at the same height as the main view's (its header's pixel offset, whatever the scroll bar says)."""
+        self.pinned.verticalScrollBar().setValue(self.verticalScrollBar().value())
+        if self.pinned.verticalHeader().offset() != self.verticalHeader().offset():
+            self.pinned.verticalHeader().setOffset(self.verticalHeader().offset())
+            self.pinned.viewport().update()
+
+    def updateGeometries(self) -> None:  # noqa: N802 (Qt override: after a resize, a font or a header change)
+        super().updateGeometries()
+        self._sync()
+
+    # Sorting from the pinned header, and its indicator
+
+    def _on_pinned_header_clicked(self, section: int) -> None:
+        header = self.horizontalHeader()
+        ascending = header.sortIndicatorSection() != section or header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+        self.sortByColumn(section, Qt.SortOrder.AscendingOrder if ascending else Qt.SortOrder.DescendingOrder)
+
+    def _on_header_sort_indicator_changed(self, section: int, order: Qt.SortOrder) -> None:
+        pinned = self.pinned.horizontalHeader()
+        pinned.setSortIndicatorShown(section == 0)
+        pinned.setSortIndicator(0 if section == 0 else -1, order)
+
+    # Scrolling sideways by whole columns: a column is either beside the pinned one or hidden under it,
+    # never a sliver of it ("4)") right after an id, where it would read as part of the id.
+
+    def _snap_to_column(self, value: int) -> None:
+        if self._snapping:
+            return
+        header = self.horizontalHeader()
+        pinned = self.columnWidth(0)
+        stops = [header.sectionPosition(column) - pinned for column in range(1, header.count())
+                 if not header.isSectionHidden(column) and header.sectionPosition(column) >= pinned]
+        bar = self.horizontalScrollBar()
+        stops = [stop for stop in stops if stop < bar.maximum()] + [bar.maximum()]  # (the end stays reachable)
+        best = min(stops, key=lambda stop: (abs(stop - value), stop))
+        if best != value:
+            self._snapping = True
+            try:
+                bar.setValue(best)
+            finally:
+                self._snapping = False
+
+    # Never leave the current cell under the pinned column
+
+    def scrollTo(self, index: QModelIndex | QPersistentModelIndex,  # noqa: N802 (Qt override)
+                 hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible) -> None:
+        super().scrollTo(index, hint)
+        if index.isValid() and index.column() > 0:
+            hidden = self.columnWidth(0) - self.visualRect(index).left()
+            if hidden > 0:
+                bar = self.horizontalScrollBar()
+                bar.setValue(bar.value() - hidden)

@@ -1,0 +1,225 @@
+"""Layout that never breaks: the real main window at a laptop's and a projector's size, light and
+dark, normal and presentation mode, with text in eight scripts pasted into every pane that takes
+text. The window keeps its size, no pane asks for more width than the window has, an id is never
+cut, and no token is laid out across two lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QSettings, QSize, Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QStyle, QWidget
+
+from explorer.core.load import load_tokenizer
+from explorer.ui.main_window import MainWindow
+from explorer.ui.merges.model import COLUMNS
+from explorer.ui.session import Session
+from explorer.ui.settings import Settings
+from explorer.ui.theme import BASE_POINT_SIZE, apply_theme
+
+SCRIPTS = {
+    "English": "The quick brown fox jumps over the lazy dog, twice: it's 1969 and 600,000,000 people watch. ",
+    "Hindi": "नमस्ते दुनिया, यह एक परीक्षण है। क्षत्रिय श्रृंगार द्विज कुँवर ठीक हूँ। ",
+    "Arabic": "مرحبا بالعالم، هذه جملة للاختبار باللغة العربية. ",
+    "Japanese": "こんにちは世界。東京は日本の首都です。カタカナとひらがな。",
+    "Thai": "สวัสดีครับ ยินดีต้อนรับสู่ประเทศไทย น้ำใจ ผู้ใหญ่ ที่นี่ ",
+    "Korean": "안녕하세요, 세계! 한국어 문장을 토큰으로 나눕니다. ",
+    "Chinese": "你好，世界。我们今天学习分词器如何切分中文句子。",
+    "emoji": "👋🏽 🇺🇦🇯🇵 👩‍👩‍👧‍👦 🧑🏿‍💻 ❤️‍🔥 1️⃣ ",
+}
+MIXED = "".join(SCRIPTS.values())
+LONG = {"400 characters": (MIXED * 2)[:400], "5,000 characters": (MIXED * 12)[:5000]}
+TEXT_PANES = ("bytes", "chunks", "tokens")
+SIZES = [(1280, 800), (1920, 1080)]
+
+
+@pytest.fixture(scope="module")
+def tokenizer():  # type: ignore[no-untyped-def]
+    return load_tokenizer("o200k_base")
+
+
+@pytest.fixture
+def window(qapp: QApplication, tmp_path: Path, tokenizer, request: pytest.FixtureRequest) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+    width, height, theme, presenting = request.param
+    apply_theme(qapp, theme)
+    session = Session(Settings(QSettings(str(tmp_path / "layout.ini"), QSettings.Format.IniFormat)))
+    session.set_dark(theme == "dark")
+    session.set_tokenizer(tokenizer, "o200k_base")
+    window = MainWindow(session, first_pane="tokens")
+    window.resize(width, height)
+    window.show()
+    if presenting:  # F5: its large fonts, at this size (the offscreen screen is smaller than a projector)
+        window.presentation_action.trigger()
+        window.showNormal()
+        window.resize(width, height)
+    settle(qapp)
+    yield window
+    session.set_point_size(BASE_POINT_SIZE)
+    window.close()
+    session.shutdown()
+    apply_theme(qapp, "light")
+
+
+def settle(app: QApplication, window: MainWindow | None = None, seconds: float = 30.0) -> None:
+    """Process events until no worker runs (tokenizing, the merge table, the forest)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    app.processEvents()
+    while window is not None and window.session.workers.running and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.005)
+    app.processEvents()
+
+
+def configurations() -> list[object]:
+    """Every size in light, normal and dark presentation mode; both themes and modes at 1280x800."""
+    chosen = [(w, h, "light", False) for w, h in SIZES] + [(w, h, "dark", True) for w, h in SIZES]
+    chosen += [(1280, 800, "dark", False), (1280, 800, "light", True)]
+    return [pytest.param(c, id=f"{c[0]}x{c[1]}-{c[2]}{'-presentation' if c[3] else ''}") for c in chosen]
+
+
+def paste(app: QApplication, window: MainWindow, pane_name: str, text: str) -> QWidget:
+    window.show_pane(pane_name)
+    pane = window.panes[pane_name]
+    pane.set_text(text)  # type: ignore[attr-defined]
+    settle(app, window)
+    return pane
+
+
+@pytest.mark.parametrize("window", configurations(), indirect=True)
+def test_no_text_changes_the_window_size(qapp: QApplication, window: MainWindow) -> None:
+    size = QSize(window.size())
+    texts = {**SCRIPTS, **LONG}
+    for pane_name in TEXT_PANES:
+        for name, text in texts.items():
+            pane = paste(qapp, window, pane_name, text)
+            assert window.size() == size, f"{pane_name} with {name}: the window became {window.size()}"
+            assert pane.minimumSizeHint().width() <= size.width(), f"{pane_name} with {name} is cut at the right"
+            if pane_name == "tokens":
+                assert_tokens_on_one_line(pane, name)
+            if pane_name == "bytes":  # the lanes grow no taller with the text: a whole band stays in sight
+                strip = pane.strip  # type: ignore[attr-defined]
+                assert pane.strip_scroll.viewport().height() >= strip.band_height, f"bytes with {name}"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("window", configurations()[:1] + configurations()[-1:], indirect=True)
+def test_a_long_merge_in_the_training_caption_keeps_the_window(qapp: QApplication, window: MainWindow) -> None:
+    """The caption names the newest merge's tokens: a long one (no spaces: they show as `·`) wraps."""
+    size = QSize(window.size())
+    window.show_pane("training")
+    training = window.panes["training"]
+    settle(qapp, window)
+    long_token = "·" + "ال·" * 150
+    training.status.setText(f"<b>Merge 1:</b> <code>{long_token}</code> + <code>{long_token}</code>")  # type: ignore[attr-defined]
+    settle(qapp, window)
+    assert window.size() == size
+    assert training.minimumSizeHint().width() <= size.width()
+
+
+def assert_tokens_on_one_line(pane: QWidget, name: str) -> None:
+    """Each token's boxes (one per line it occupies) lie on a single line of the view."""
+    view = pane.main_lane.view  # type: ignore[attr-defined]
+    tops: dict[int, set[float]] = {}
+    for index, rect in view.boxes_on_screen():
+        tops.setdefault(index, set()).add(round(rect.top(), 1))
+    assert tops, f"{name}: no token on screen"
+    split = {index: sorted(lines) for index, lines in tops.items() if len(lines) > 1}
+    assert not split, f"{name}: tokens laid out across lines: {split}"
+
+
+@pytest.mark.parametrize("window", configurations()[:4], indirect=True)
+def test_every_id_is_shown_whole(qapp: QApplication, window: MainWindow) -> None:
+    window.show_pane("merges")
+    merges = window.panes["merges"]
+    merges.navigate(199_997)  # type: ignore[attr-defined]  (asked before the table is read: shown when it is)
+    settle(qapp, window, 60)
+    table = merges.table_view  # type: ignore[attr-defined]
+    bar = table.horizontalScrollBar()
+    assert bar.maximum() > 0, "the vocabulary table is expected to scroll sideways here"
+    for value in (0, bar.maximum() // 2, bar.maximum()):
+        bar.setValue(value)
+        qapp.processEvents()
+        assert_ids_fit(table, value)
+        assert_no_sliver_beside_the_ids(table)
+    assert_headers_fit(table)
+    header = table.pinned.horizontalHeader()
+    for order in (Qt.SortOrder.DescendingOrder, Qt.SortOrder.AscendingOrder):  # the pinned title sorts by id
+        QTest.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(5, header.height() // 2))
+        assert (merges.model.sort_column, merges.model.sort_order) == (0, order)  # type: ignore[attr-defined]
+        assert header.sortIndicatorOrder() == order
+    paste(qapp, window, "tokens", SCRIPTS["Hindi"] + SCRIPTS["emoji"])
+    tokens = window.panes["tokens"]
+    lane = tokens.main_lane  # type: ignore[attr-defined]
+    for index in (0, len(lane.state) - 1):
+        tokens._set_details(lane, index)  # type: ignore[attr-defined]
+        qapp.processEvents()
+        details = tokens.details  # type: ignore[attr-defined]
+        assert details.horizontalScrollBar().maximum() == 0, "the token details are cut at the right"
+
+
+def assert_ids_fit(table: QWidget, scrolled: int) -> None:
+    """Every visible id in the pinned column is as wide as its text, and the column stays at the left."""
+    pinned = table.pinned  # type: ignore[attr-defined]
+    assert pinned.isVisible() and pinned.x() <= table.frameWidth(), "the id column left the left edge"  # type: ignore[attr-defined]
+    margin = 2 * (pinned.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, pinned) + 1)
+    metrics = QFontMetrics(pinned.font())
+    model = table.model()  # type: ignore[attr-defined]
+    first = pinned.rowAt(0)
+    last = pinned.rowAt(pinned.viewport().height() - 1)
+    last = model.rowCount() - 1 if last < 0 else last
+    assert first >= 0
+    shown = 0
+    for row in range(first, last + 1):
+        index = model.index(row, 0)
+        text = str(index.data())
+        cell = pinned.visualRect(index)
+        assert cell.left() >= 0 and cell.right() < pinned.viewport().width() + 1
+        assert metrics.horizontalAdvance(text) <= cell.width() - margin, \
+            f"id {text} is cut ({cell.width()} px) with the table scrolled by {scrolled}"
+        assert pinned.rowViewportPosition(row) == table.rowViewportPosition(row), \
+            f"id {text} is shown beside another row's token"  # type: ignore[attr-defined]
+        shown += 1
+    assert shown > 5
+
+
+def assert_no_sliver_beside_the_ids(table: QWidget) -> None:
+    """Scrolled sideways, the first column beside the ids starts whole at their edge (a sliver of a
+    parent cell, "4)", right after an id would read as part of it); only the very end may differ."""
+    bar, header = table.horizontalScrollBar(), table.horizontalHeader()  # type: ignore[attr-defined]
+    if bar.value() == bar.maximum():
+        return
+    edge = table.columnWidth(0)  # type: ignore[attr-defined]
+    for column in range(1, header.count()):
+        x = header.sectionViewportPosition(column)
+        if not header.isSectionHidden(column) and x + header.sectionSize(column) > edge:
+            assert x == edge, f"column {column} starts at {x}, under the ids that end at {edge}"
+            return
+
+
+def assert_headers_fit(table: QWidget) -> None:
+    header = table.horizontalHeader()  # type: ignore[attr-defined]
+    metrics = QFontMetrics(header.font())
+    for column, spec in enumerate(COLUMNS):
+        if not header.isSectionHidden(column):
+            assert metrics.horizontalAdvance(spec.title) + 16 <= header.sectionSize(column), f"{spec.title!r} is cut"
+
+
+def test_the_window_never_takes_its_minimum_from_its_content(qtbot: object, session: Session) -> None:
+    """The mechanism: an explicit minimum, so Qt does not raise the window to a pane's minimum."""
+    window = MainWindow(session)
+    qtbot.addWidget(window)  # type: ignore[attr-defined]
+    window.resize(1000, 700)
+    window.show()
+    wide = QWidget()
+    wide.setMinimumWidth(5000)
+    window.panes["tokens"].layout().addWidget(wide)
+    wide.show()
+    QApplication.processEvents()
+    assert window.width() == 1000
+    assert window.minimumWidth() < 1000
