@@ -2,6 +2,7 @@
 
 Lines keep their endings unchanged (`\\r\\n` stays) and are split on `\\n` only, exactly as
 Hugging Face tokenizers' `Tokenizer.train(files)` reads files, so both see the same texts.
+With `whole=True` each file is one text, as the tutorials (and the "minbpe" rules) read it.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class CorpusFiles:
     """Iterable over the lines of several files; tracks bytes read for progress bars."""
 
     files: list[Path]
+    whole: bool = False  # each file one text instead of one text per line
     bytes_read: int = 0
     total_bytes: int = field(init=False)
 
@@ -55,7 +57,13 @@ class CorpusFiles:
     def __iter__(self) -> Iterator[str]:
         self.bytes_read = 0
         for path in self.files:
-            yield from self._lines(path)
+            lines = self._lines(path)
+            if self.whole:
+                text = "".join(lines)
+                if text:
+                    yield text
+            else:
+                yield from lines
 
     def _lines(self, path: Path) -> Iterator[str]:
         if looks_binary(path):

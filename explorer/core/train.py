@@ -8,24 +8,31 @@ its `BpeTrainer` (same split pattern, all 256 bytes as the initial alphabet):
 3. repeatedly pop the most frequent pair from a lazy heap, merge it only in the chunks that hold
    it, and update the counts of the pairs around each merge.
 
-Ties are broken as Hugging Face does: the smaller pair of ids in its id space, where the 256
-byte characters are numbered in code-point order (see `bytelevel.hf_byte_order`).
+Two rules say which pair wins a tie (`pair_queue`): "hf" (the default) as Hugging Face does, the
+smaller pair of ids in its id space, where the 256 byte characters are numbered in code-point order
+(see `bytelevel.hf_byte_order`); "minbpe" as the tutorials and minbpe do, the pair counted first,
+with a fresh id for every merge. Each merge records its tie, if any (`Tie`).
 Training yields one `Merge` record per merge, so callers can stream, step, pause and cancel.
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Literal
 
 from explorer.core.bytelevel import hf_byte_order
 from explorer.core.errors import TrainingError
+from explorer.core.pair_queue import MASK as _MASK, SHIFT as _SHIFT, FirstSeenQueue, HfQueue, Tie
 from explorer.core.pretokenize import Pretokenizer
 
 BYTE_VOCAB = 256
+Rules = Literal["hf", "minbpe"]
+RULES: dict[str, str] = {
+    "hf": "Hugging Face: a corpus file is read line by line; a tie goes to the smaller pair of ids",
+    "minbpe": "minbpe and the tutorials: each text (a whole file) is one sequence; a tie goes to the pair counted first",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +46,7 @@ class Merge:
     token: bytes
     count: int
     total_tokens: int  # tokens in the whole training corpus after this merge
+    tie: Tie | None = None  # other pairs had the same count
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +56,11 @@ class CountProgress:
     texts: int
     chars: int
     distinct_chunks: int
+
+
+def check_rules(rules: str) -> None:
+    if rules not in RULES:
+        raise TrainingError(f"unknown training rules {rules!r}: use one of {', '.join(RULES)}")
 
 
 def check_vocab_size(vocab_size: int, special_tokens: Iterable[str] = ()) -> None:
@@ -71,10 +84,16 @@ class BpeTrainer:
     [b'aa', b'ab', b'aaab']
     """
 
-    def __init__(self, vocab_size: int, pattern: str = "cl100k", special_tokens: Iterable[str] = ()) -> None:
+    def __init__(self, vocab_size: int, pattern: str = "cl100k", special_tokens: Iterable[str] = (),
+                 rules: Rules = "hf", explain_ties: bool = False) -> None:
         self.special_tokens = list(dict.fromkeys(special_tokens))
         check_vocab_size(vocab_size, self.special_tokens)
+        check_rules(rules)
         self.vocab_size = vocab_size
+        self.rules = rules
+        # With "hf" rules, finding the pair the tutorials' rule would take in a tie costs a scan per
+        # tied pair (a third more merge time on 1 MB): the window asks for it, the command line need not.
+        self.explain_ties = explain_ties
         self.pretokenizer = Pretokenizer(pattern)
         self.chunk_counts: Counter[str] = Counter()
         self.texts = 0
@@ -109,15 +128,16 @@ class BpeTrainer:
         words = [list(chunk.encode("utf-8")) for chunk in self.chunk_counts]
         counts = list(self.chunk_counts.values())
         vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
-        yield from _learn_merges(words, counts, vocab, self.vocab_size - len(self.special_tokens))
+        yield from _learn_merges(words, counts, vocab, self.vocab_size - len(self.special_tokens), self.rules,
+                                 self.explain_ties)
 
 
-_SHIFT = 21  # a pair (left, right) is the int left << _SHIFT | right: cheaper to hash than a tuple
-_MASK = (1 << _SHIFT) - 1
+def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes], target: int,
+                  rules: Rules = "hf", explain_ties: bool = False) -> Iterator[Merge]:
+    """The merge loop over distinct chunks `words` occurring `counts` times; grows `vocab` to `target`.
 
-
-def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes], target: int) -> Iterator[Merge]:
-    """The merge loop over distinct chunks `words` occurring `counts` times; grows `vocab` to `target`."""
+    `words` must be in the order the chunks were first seen: the "minbpe" rules break ties by it.
+    """
     # Tie-break keys: bytes in Hugging Face's code-point order, new tokens by id (always larger).
     key = list(hf_byte_order())
     id_of = {token: token_id for token_id, token in enumerate(vocab)}
@@ -132,25 +152,21 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
             pair_counts[pair] += count
             where[pair].add(index)
 
-    # Each heap entry carries the chunks it will merge in, as in trainer.rs; a stale count
-    # is refreshed and pushed back when it reaches the top.
-    serial = itertools.count()
-    heap = [(-pair_counts[p], key[p >> _SHIFT], key[p & _MASK], next(serial), p, held) for p, held in where.items()]
-    heapq.heapify(heap)
+    # Each queue entry carries the chunks it will merge in, as in trainer.rs.
+    queue = (FirstSeenQueue if rules == "minbpe" else HfQueue)(pair_counts, where, key, words, vocab, explain_ties)
     del where
+    fresh_ids = rules == "minbpe"  # the tutorials give every merge its own id, even for bytes seen before
 
     rank = 0
-    while len(vocab) < target and heap:
-        neg_count, key_left, key_right, _, pair, held = heapq.heappop(heap)
-        count = pair_counts[pair]
-        if -neg_count != count:
-            heapq.heappush(heap, (-count, key_left, key_right, next(serial), pair, held))
-            continue
-        if count < 1:
+    while len(vocab) < target:
+        best = queue.pop()
+        if best is None:
             break
+        pair, count, held = best
+        tie = queue.tie(pair, count, held)
         left, right = pair >> _SHIFT, pair & _MASK
         token = vocab[left] + vocab[right]
-        new_id = id_of.get(token)
+        new_id = None if fresh_ids else id_of.get(token)
         if new_id is None:  # the same bytes can be reached by two different pairs
             new_id = len(vocab)
             vocab.append(token)
@@ -187,25 +203,22 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
                         pair_counts[new_high | after] += times
                         new_pairs[new_high | after].add(index)
                 i += 1
-        for new_pair, chunks in new_pairs.items():
-            new_count = pair_counts[new_pair]
-            if new_count > 0:
-                entry = (-new_count, key[new_pair >> _SHIFT], key[new_pair & _MASK], next(serial), new_pair, chunks)
-                heapq.heappush(heap, entry)
+        queue.push(new_pairs)
 
-        yield Merge(rank, left, right, new_id, token, count, total_tokens)
+        yield Merge(rank, left, right, new_id, token, count, total_tokens, tie)
         rank += 1
 
 
 def train(
-    texts: Iterable[str], vocab_size: int, pattern: str = "cl100k", special_tokens: Iterable[str] = ()
+    texts: Iterable[str], vocab_size: int, pattern: str = "cl100k", special_tokens: Iterable[str] = (),
+    rules: Rules = "hf", explain_ties: bool = False,
 ) -> Iterator[Merge]:
     """Count `texts`, then yield merges: the short way when no counting progress is needed.
 
     >>> [m.token for m in train(["the cat sat on the mat"], 257, pattern="gpt2")]
     [b'at']
     """
-    trainer = BpeTrainer(vocab_size, pattern, special_tokens)
+    trainer = BpeTrainer(vocab_size, pattern, special_tokens, rules, explain_ties)
     for _ in trainer.add_texts(texts):
         pass
     return trainer.merges()
