@@ -415,6 +415,11 @@ SAMPLES: tuple[tuple[str, str, bool], ...] = (  # (file, name, read as one text)
 )
 
 
+def is_toy_sample(source: Source) -> bool:
+    """One of the tutorials' tiny worked examples (resources/samples/toy)."""
+    return source.origin == "sample" and Path(source.path).parent.name == "toy"
+
+
 def sample_sources() -> list[Source]:
     """Every built-in sample as a source, in the order the pane lists them."""
     root = sample_dir()
