@@ -269,3 +269,26 @@ def test_hf_rules_ties_equal_the_naive_ones(texts: list[str], n_merges: int, pat
         elif len(tied) <= TIE_LIMIT:
             assert merge.tie is not None and merge.tie.complete and set(merge.tie.pairs) == set(tied)
             assert merge.tie.hf_pick == (merge.left, merge.right) and merge.tie.minbpe_pick == tied[0]
+
+
+def test_compare_rules_finds_where_the_merge_lists_part() -> None:
+    from explorer.core.corpus_sources import Corpus, Source
+    from explorer.core.rules_compare import compare_rules
+    from explorer.core.training_run import TrainingSettings
+
+    generator = compare_rules(Corpus((Source.pasted(BAKERY),)), TrainingSettings(256 + 30, "none"))
+    progress = []
+    while True:
+        try:
+            progress.append(next(generator))
+        except StopIteration as stop:
+            comparison = stop.value
+            break
+    assert [p.rules for p in progress if p.merges == 0] == ["hf", "minbpe"]
+    assert comparison.minbpe == tuple(train([BAKERY], 256 + 30, "none", rules="minbpe"))
+    assert [m.token for m in comparison.hf] == [m.token for m in train([BAKERY], 256 + 30, "none")]
+    assert comparison.first_difference == 4  # merge 5: 'ak' (hf) or 'our ' (minbpe), tied at 5
+    shared = {m.token for m in comparison.hf} & {m.token for m in comparison.minbpe}
+    assert comparison.shared_tokens == len(shared) < 30
+    assert comparison.summary() == (f"{len(shared)} of 30 learned tokens are the same; the merge lists agree up to "
+                                    "merge 4 and part at merge 5 (a tie, broken differently).")

@@ -53,3 +53,22 @@ def test_minbpe_rules_with_the_hf_engine_are_refused(qtbot, session, pane) -> No
     pane.form.engine_combo.setCurrentIndex(pane.form.engine_combo.findData("hf"))
     assert "choose the built-in engine for minbpe rules" in pane.form.problem()
     assert not pane.start()
+
+
+def test_compare_rules_shows_where_the_lists_part(qtbot, qtmodeltester, session, pane) -> None:  # type: ignore[no-untyped-def]
+    use(session, "bakery_replies.txt")
+    pane.form.set_vocab_size(256 + 30)
+    pane.form.set_pattern("none")
+    qtbot.mouseClick(pane.compare_button, Qt.MouseButton.LeftButton)
+    view = pane.compare_view
+    assert view is not None and view.isVisible()
+    qtbot.waitUntil(lambda: view.model.comparison is not None, timeout=30_000)
+    assert "agree up to merge 4 and part at merge 5 (a tie, broken differently)" in view.summary.text()
+    model = view.model
+    assert model.rowCount() == 30
+    assert [model.data(model.index(4, column)) for column in range(3)] == ["5", "ak  (5)  ⚖", "our·  (5)  ⚖"]
+    assert model.data(model.index(3, 1), Qt.ItemDataRole.BackgroundRole) is None  # 'e ' under both
+    assert model.data(model.index(4, 1), Qt.ItemDataRole.BackgroundRole) is not None
+    assert view.table.currentIndex().row() == 4
+    qtmodeltester.check(model)
+    view.close()

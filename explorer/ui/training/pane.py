@@ -30,6 +30,7 @@ from explorer.ui.training.model import (
 from explorer.ui.training.plots import SWEEP_SIZES, TrainingPlots, vocab_size_after
 from explorer.ui.progress import ProgressBar
 from explorer.ui.training.result_box import ResultBox
+from explorer.ui.training.compare_view import RulesCompareView
 from explorer.ui.training.run import FAILED, FINISHED, IDLE, PAUSED, TrainingRun
 from explorer.ui.training.settings_form import SettingsForm
 from explorer.ui.training.status import escape, progress_shown, status_html
@@ -192,10 +193,16 @@ class TrainingPane(Pane):
         self.sweep_button.setToolTip("Train to a vocabulary of 32,768 and plot held-out compression at "
                                      "1K, 2K, 4K, 8K, 16K and 32K: smaller vocabularies are prefixes of the merges")
         self.sweep_button.clicked.connect(self._on_sweep_clicked)
+        self.compare_button = QPushButton("Compare rules")
+        self.compare_button.setToolTip("Train the corpus with hf and with minbpe rules and show where their merges "
+                                       "part ways, and how many tokens both learned")
+        self.compare_button.clicked.connect(self._on_compare_clicked)
+        self.compare_view: RulesCompareView | None = None
         for widget in (self.start_button, self.pause_button, self.step_button, self.play_button, self.speed,
                        self.cancel_button):
             row.addWidget(widget)
         row.addStretch(1)
+        row.addWidget(self.compare_button)
         row.addWidget(self.sweep_button)
         # Ctrl+Return trains; the stepping keys every pane shares: F8 play/pause, F9 one merge.
         for keys, slot in (("Ctrl+Return", self._on_start_clicked), ("Ctrl+Right", self._on_step_clicked),
@@ -281,6 +288,23 @@ class TrainingPane(Pane):
     def _on_speed_value_changed(self, value: float) -> None:
         if self.run is not None and self.run.is_running:
             self.run.set_rate(value)
+
+    def _on_compare_clicked(self) -> None:
+        corpus = self.session.corpus
+        try:
+            settings = self.form.settings()
+        except ExplorerError as exc:
+            self._refuse("These settings cannot train", str(exc))
+            return
+        if not isinstance(corpus, Corpus) or corpus.is_empty:
+            self._refuse("No corpus", "Add text in the Corpus pane, or pick a sample under Quick start, to compare "
+                         "the rules on it.")
+            return
+        if self.compare_view is None:
+            self.compare_view = RulesCompareView(self)
+        self.compare_view.show()
+        self.compare_view.raise_()
+        self.compare_view.start(self.session.workers, corpus, settings)
 
     def _on_sweep_clicked(self) -> None:
         self.form.set_vocab_size(max(SWEEP_SIZES) + len(self.form.special_tokens()))
