@@ -21,7 +21,7 @@ from dataclasses import dataclass
 SHIFT = 21  # a pair (left, right) is the int left << SHIFT | right: cheaper to hash than a tuple
 MASK = (1 << SHIFT) - 1
 TIE_LIMIT = 16  # tied pairs a merge lists at most (ties late in a small corpus can number thousands)
-VISIT_LIMIT = 3 * TIE_LIMIT  # heap entries read looking for them (stale ones are read and passed over)
+VISIT_LIMIT = 6 * TIE_LIMIT  # heap entries read looking for them (stale ones are read and passed over)
 
 Entry = tuple[int, int, int, int, int, set[int]]  # (-count, order key 1, order key 2, serial, pair, chunks)
 
