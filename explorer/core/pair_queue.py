@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 SHIFT = 21  # a pair (left, right) is the int left << SHIFT | right: cheaper to hash than a tuple
 MASK = (1 << SHIFT) - 1
@@ -26,13 +26,12 @@ VISIT_LIMIT = 6 * TIE_LIMIT  # heap entries read looking for them (stale ones ar
 Entry = tuple[int, int, int, int, int, set[int]]  # (-count, order key 1, order key 2, serial, pair, chunks)
 
 
-@dataclass(frozen=True, slots=True)
-class Tie:
+class Tie(NamedTuple):
     """The pairs that shared the winning count when a merge was chosen, the winner first.
 
-    Stored packed (`left << SHIFT | right`), as the trainer has them: a tie is recorded at most
-    merges of a long run, so it must cost little. `complete` is False when more than TIE_LIMIT
-    pairs tied (only the first are listed); the picks are then among the listed pairs.
+    Stored packed (`left << SHIFT | right`), as the trainer has them, in a named tuple (quick to
+    make): most merges of a long run are ties. `complete` is False when more than TIE_LIMIT pairs
+    tied (only the first are listed); the picks are then among the listed pairs.
     """
 
     packed: tuple[int, ...]
@@ -145,31 +144,37 @@ class HfQueue:
         winner's form the top of the heap (no entry's stored count is higher), so they are read
         in place, without popping, and those whose count is current are the tie.
         """
-        heap = self.heap
+        heap, pair_counts = self.heap, self.pair_counts
         neg_count = -count
+        # Stale entries on top are refreshed now, as the next `pop` would do anyway.
+        while heap and heap[0][0] == neg_count and pair_counts[heap[0][4]] != count:
+            entry = heap[0]
+            heapq.heapreplace(heap, (-pair_counts[entry[4]], entry[1], entry[2], next(self.serial), entry[4], entry[5]))
         if not heap or heap[0][0] != neg_count:
             return None
-        pair_counts, size = self.pair_counts, len(heap)
+        size, limit = len(heap), TIE_LIMIT
         packed, chunks = [pair], [held]
         todo, complete = [0], True
+        append = todo.append
         for position in todo:  # grows while it is read: a walk down the heap's top
             entry = heap[position]
             other = entry[4]
             if pair_counts[other] == count and other != pair:
-                if len(packed) == TIE_LIMIT:
+                if len(packed) == limit:
                     complete = False
                     break
                 packed.append(other)
                 chunks.append(entry[5])
-            child = 2 * position + 1
-            if child < size and heap[child][0] == neg_count:
-                todo.append(child)
-            child += 1
-            if child < size and heap[child][0] == neg_count:
-                todo.append(child)
-            if len(todo) > VISIT_LIMIT and len(packed) > 1:  # enough to show, and a tie for sure
-                complete = False
-                break
+            child = position + position + 1
+            if child < size:
+                if heap[child][0] == neg_count:
+                    append(child)
+                child += 1
+                if child < size and heap[child][0] == neg_count:
+                    append(child)
+                if len(todo) > VISIT_LIMIT and len(packed) > 1:  # enough to show, and a tie for sure
+                    complete = False
+                    break
         if len(packed) == 1:
             return None
         if len(set(packed)) < len(packed):  # a pair queued twice (Hugging Face reuses ids for equal bytes)
