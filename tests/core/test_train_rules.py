@@ -182,8 +182,8 @@ def test_seed_002_chunk_list_gives_the_same_merges() -> None:
     assert learned(merges) == seed_002_train(text, 40, GPT2_PATTERN)
 
 
-def test_minbpe_rules_give_every_merge_a_fresh_id() -> None:
-    # 'ab'+'c' and 'a'+'bc' make the same bytes: Hugging Face reuses the id, the tutorials do not.
+def test_minbpe_rules_number_merges_as_the_tutorials() -> None:
+    # Merge k makes id 256 + k, always (Hugging Face would reuse the id of bytes made before).
     texts = ["abcabc abxbcy abcab bcbc"]
     merges = minbpe(texts, 256 + 12, "none")
     assert [m.new_id for m in merges] == list(range(256, 256 + len(merges)))
