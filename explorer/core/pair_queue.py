@@ -57,15 +57,22 @@ def split(pair: int) -> tuple[int, int]:
 
 
 def first_occurrence(pair: int, chunks: set[int], words: list[list[int]], vocab: list[bytes],
-                     prune: bool = False) -> tuple[int, int] | None:
+                     prune: bool = False, known: int = -1) -> tuple[int, int] | None:
     """(chunk index, byte offset in the chunk) of the pair's first occurrence among `chunks`.
 
     Recounting walks the chunks in the order first seen and each chunk left to right, so a pair
     enters the tutorials' dict at this occurrence. Merges never reorder tokens, so a byte offset
     orders occurrences as their positions in the current sequence do, and never goes stale.
     With `prune`, chunks that no longer hold the pair are dropped from `chunks` on the way.
+    `known` is a chunk no later than the first that holds the pair (where it was first before):
+    if it still holds it, that is the answer without looking for the smallest index.
     """
     left, right = split(pair)
+    if known in chunks:
+        word = words[known]
+        position = _find(word, left, right)
+        if position >= 0:
+            return known, sum(len(vocab[token]) for token in word[:position])
     for index in (_smallest_first(chunks) if prune else sorted(chunks)):
         word = words[index]
         position = _find(word, left, right)
@@ -84,9 +91,14 @@ def _first_chunk(pair: int, chunks: set[int], words: list[list[int]]) -> int:
 
 
 def _smallest_first(chunks: set[int]) -> Iterator[int]:
-    """Yield the smallest chunk index, dropping each one the caller moves past."""
-    while chunks:
-        index = min(chunks)
+    """The chunk indices from the smallest, dropping each one the caller moves past. Usually the
+    smallest is the answer, so it is found alone first; sorting is for when it is not."""
+    if not chunks:
+        return
+    index = min(chunks)
+    yield index
+    chunks.discard(index)
+    for index in sorted(chunks):
         yield index
         chunks.discard(index)
 
@@ -238,7 +250,7 @@ class FirstSeenQueue(HfQueue):
                 continue
             if count < 1:
                 return None
-            first = first_occurrence(pair, held, words, vocab, prune=True)
+            first = first_occurrence(pair, held, words, vocab, prune=True, known=index)
             if first is not None and first != (index, offset):
                 heapq.heappush(heap, (-count, first[0], first[1], next(serial), pair, held))
                 continue
@@ -246,13 +258,13 @@ class FirstSeenQueue(HfQueue):
         return None
 
     def push(self, new_pairs: dict[int, set[int]]) -> None:
-        # A new pair holds the newest token, so it occurs only in the chunks it was just made in:
-        # the first of them, at offset 0, is optimistic; `pop` finds the exact offset.
+        # Queued as if first seen at the very start, which is optimistic: `pop` finds where a new
+        # pair really is first when it reaches the top, and most new pairs never do.
         heap, pair_counts, serial = self.heap, self.pair_counts, self.serial
         for pair, chunks in new_pairs.items():
             count = pair_counts[pair]
             if count > 0:
-                heapq.heappush(heap, (-count, min(chunks), 0, next(serial), pair, chunks))
+                heapq.heappush(heap, (-count, 0, 0, next(serial), pair, chunks))
 
     def _tie(self, packed: list[int], chunks: list[set[int]], complete: bool) -> Tie:
         return Tie(tuple(packed), self._hf_index(packed), 0, complete)  # the winner is this rule's pick

@@ -28,6 +28,7 @@ from explorer.core.pair_queue import MASK as _MASK, SHIFT as _SHIFT, FirstSeenQu
 from explorer.core.pretokenize import Pretokenizer
 
 BYTE_VOCAB = 256
+LONG_TEXT = 1 << 16  # characters; a longer text is split into windows to count its chunks
 Rules = Literal["hf", "minbpe"]
 RULES: dict[str, str] = {
     "hf": "Hugging Face: a corpus file is read line by line; a tie goes to the smaller pair of ids",
@@ -102,16 +103,28 @@ class BpeTrainer:
     # Stage 1: count each distinct chunk once.
 
     def add_text(self, text: str) -> None:
-        self.chunk_counts.update(self.pretokenizer.pieces(text))
+        self._count(text)
         self.texts += 1
         self.chars += len(text)
+
+    def _count(self, text: str) -> None:
+        if len(text) <= LONG_TEXT:
+            self.chunk_counts.update(self.pretokenizer.pieces(text))
+            return
+        # A whole file ("minbpe" rules): in windows, each mostly ASCII, so the regex's ASCII fast
+        # path still applies; the pieces are exactly those of the whole text.
+        for pieces in self.pretokenizer.iter_pieces(text):
+            self.chunk_counts.update(pieces)
 
     def add_texts(self, texts: Iterable[str], every: int = 1 << 20) -> Iterator[CountProgress]:
         """Count the chunks of `texts`, yielding progress about every `every` characters."""
         pieces, update = self.pretokenizer.pieces, self.chunk_counts.update
         next_report = self.chars + every
         for text in texts:
-            update(pieces(text))
+            if len(text) <= LONG_TEXT:
+                update(pieces(text))
+            else:
+                self._count(text)
             self.texts += 1
             self.chars += len(text)
             if self.chars >= next_report:

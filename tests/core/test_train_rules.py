@@ -292,3 +292,14 @@ def test_compare_rules_finds_where_the_merge_lists_part() -> None:
     assert comparison.shared_tokens == len(shared) < 30
     assert comparison.summary() == (f"{len(shared)} of 30 learned tokens are the same; the merge lists agree up to "
                                     "merge 4 and part at merge 5 (a tie, broken differently).")
+
+
+def test_a_long_text_is_counted_in_windows_with_the_same_chunks_in_the_same_order() -> None:
+    from explorer.core.pretokenize import Pretokenizer
+    from explorer.core.train import LONG_TEXT
+
+    text = ("Our eggless cakes are baked in a separate kitchen.\n\n  मावा केक 🎂 1969   \r\n" * 2000)[: LONG_TEXT * 2]
+    trainer = BpeTrainer(300, "cl100k", rules="minbpe")
+    trainer.add_text(text)
+    whole = Counter(Pretokenizer("cl100k").pieces(text))
+    assert list(trainer.chunk_counts.items()) == list(whole.items())  # the order matters to minbpe rules
