@@ -21,6 +21,7 @@ from typing import NamedTuple
 SHIFT = 21  # a pair (left, right) is the int left << SHIFT | right: cheaper to hash than a tuple
 MASK = (1 << SHIFT) - 1
 TIE_LIMIT = 16  # tied pairs a merge lists at most (ties late in a small corpus can number thousands)
+QUICK_TIE_LIMIT = 4  # ... when the other rule's pick is not asked for (the command line's count of ties)
 VISIT_LIMIT = 6 * TIE_LIMIT  # heap entries read looking for them (stale ones are read and passed over)
 
 Entry = tuple[int, int, int, int, int, set[int]]  # (-count, order key 1, order key 2, serial, pair, chunks)
@@ -31,7 +32,8 @@ class Tie(NamedTuple):
 
     Stored packed (`left << SHIFT | right`), as the trainer has them, in a named tuple (quick to
     make): most merges of a long run are ties. `complete` is False when more than TIE_LIMIT pairs
-    tied (only the first are listed); the picks are then among the listed pairs.
+    tied (QUICK_TIE_LIMIT without `explain`: only the first are listed); the picks are then among the
+    listed pairs.
     """
 
     packed: tuple[int, ...]
@@ -123,6 +125,7 @@ class HfQueue:
                  words: list[list[int]], vocab: list[bytes], explain: bool = False) -> None:
         self.pair_counts, self.key, self.words, self.vocab = pair_counts, key, words, vocab
         self.explain = explain  # also find the pair the other rule picks in a tie (a scan per tied pair)
+        self.tie_limit = TIE_LIMIT if explain else QUICK_TIE_LIMIT
         self.serial = itertools.count()
         self.heap: list[Entry] = [self._entry(p, held) for p, held in where.items()]
         heapq.heapify(self.heap)
@@ -164,7 +167,7 @@ class HfQueue:
             heapq.heapreplace(heap, (-pair_counts[entry[4]], entry[1], entry[2], next(self.serial), entry[4], entry[5]))
         if not heap or heap[0][0] != neg_count:
             return None
-        size, limit = len(heap), TIE_LIMIT
+        size, limit = len(heap), self.tie_limit
         packed, chunks = [pair], [held]
         todo, complete = [0], True
         append = todo.append
