@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from explorer.core.bytelevel import hf_byte_order
@@ -47,7 +47,8 @@ class Merge:
     token: bytes
     count: int
     total_tokens: int  # tokens in the whole training corpus after this merge
-    tie: Tie | None = None  # other pairs had the same count
+    # Other pairs had the same count. Not part of equality: the same merge, however much of its tie was recorded.
+    tie: Tie | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

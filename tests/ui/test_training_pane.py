@@ -49,7 +49,7 @@ def test_train_to_the_end_shows_the_cores_merges(qtbot, session, pane: TrainingP
     pane.form.name_edit.setText("garden")
     qtbot.mouseClick(pane.start_button, Qt.MouseButton.LeftButton)
     wait_ended(qtbot, pane)
-    expected = list(train(corpus.reader(), 700, "cl100k", ["<|endoftext|>"], explain_ties=True))
+    expected = list(train(corpus.reader(), 700, "cl100k", ["<|endoftext|>"]))
     assert pane.model.merges == expected
     assert pane.model.rowCount() == len(expected) == 443
     last = len(expected) - 1
@@ -86,7 +86,7 @@ def test_step_pause_play_and_cancel_drive_the_real_trainer(qtbot, session, pane:
     qtbot.waitUntil(lambda: pane.model.rowCount() == 1, timeout=TIMEOUT)
     qtbot.wait(300)
     assert pane.model.rowCount() == 1 and pane.run.state == PAUSED
-    expected = list(train(corpus.reader(), 2000, "cl100k", explain_ties=True))
+    expected = list(train(corpus.reader(), 2000, "cl100k"))
     assert "merge 1 of 1,744" in pane.status.text() and "paused" in pane.status.text()
     assert f"(seen {expected[0].count:,} times)" in pane.status.text()
     for _ in range(3):
