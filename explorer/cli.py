@@ -25,31 +25,37 @@ from explorer.core.formats import own
 from explorer.core.load import list_tokenizers
 from explorer.core.pretokenize import NAMED_PATTERNS, REGEX_PREFIX, Pretokenizer, natural_reference
 from explorer.core.tokenizer import SPECIAL_MODES, UnsupportedView
-from explorer.core.train import BpeTrainer, Merge
+from explorer.core.train import RULES, BpeTrainer, Merge
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
     skipped: list[str] = []
-    corpus = CorpusFiles(expand_paths(args.corpus, skipped))
+    corpus = CorpusFiles(expand_paths(args.corpus, skipped), whole=args.rules == "minbpe")
     check_output(args.out, corpus.files)  # now, not after an hour of training
     for message in skipped:
         print(f"{PROG}: {message}", file=sys.stderr)
-    trainer = BpeTrainer(args.vocab_size, args.pattern, args.special)
+    trainer = BpeTrainer(args.vocab_size, args.pattern, args.special, args.rules, explain_ties=args.print_merges)
     progress = Progress()
     started = time.monotonic()
     total_mb = corpus.total_bytes / 1e6
     for _ in trainer.add_texts(corpus, every=1 << 18):
         progress.show(corpus.bytes_read / max(corpus.total_bytes, 1),
                       f"counting {corpus.bytes_read / 1e6:.1f}/{total_mb:.1f} MB")
-    progress.show(1.0, f"counted {trainer.texts:,} lines, {len(trainer.chunk_counts):,} distinct chunks", force=True)
+    texts = "files" if corpus.whole else "lines"
+    progress.show(1.0, f"counted {trainer.texts:,} {texts}, {len(trainer.chunk_counts):,} distinct chunks", force=True)
     progress.done()
     target = args.vocab_size - len(trainer.special_tokens) - 256
     merges: list[Merge] = []
     interrupted = False
     try:
+        vocab = [bytes([b]) for b in range(256)]
         for merge in trainer.merges():
             merges.append(merge)
-            if merge.rank % 64 == 0:
+            if args.print_merges:
+                vocab.extend(b"" for _ in range(merge.new_id + 1 - len(vocab)))
+                vocab[merge.new_id] = merge.token
+                print(_merge_line(merge, vocab), flush=True)
+            elif merge.rank % 64 == 0:
                 progress.show(len(merges) / max(target, 1), f"merge {len(merges):,}/{target:,} {merge.token!r}")
     except KeyboardInterrupt:
         interrupted = True
@@ -67,6 +73,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         "corpus": [display_path(path) for path in corpus.files],
         "corpus_bytes": corpus.total_bytes,
         "vocab_size": args.vocab_size,
+        "rules": args.rules,
         "seconds": round(time.monotonic() - started, 2),
     }
     tokenizer = own.from_merges(merges, trainer.pretokenizer.regex, trainer.special_tokens,
@@ -74,8 +81,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
     saved = _save_trained(tokenizer, args.out, interrupted)
     if saved is None:
         return 1
-    print(f"{PROG}: {len(merges):,} merges, vocabulary {tokenizer.vocab_size:,}, "
-          f"{time.monotonic() - started:.1f} s; saved {display_path(saved)}", file=sys.stderr)
+    ties = sum(1 for merge in merges if merge.tie is not None)
+    print(f"{PROG}: {len(merges):,} merges ({ties:,} of them ties, {args.rules} rules), vocabulary "
+          f"{tokenizer.vocab_size:,}, {time.monotonic() - started:.1f} s; saved {display_path(saved)}",
+          file=sys.stderr)
     return 130 if interrupted else 0
 
 
@@ -116,6 +125,21 @@ def _merges_in(path: Path) -> int | None:
         return len(own.load(path).merges)
     except ExplorerError:
         return None
+
+
+def _merge_line(merge: Merge, vocab: list[bytes]) -> str:
+    """`merge   2: b't' + b'h' -> b'th' (4)`, as the tutorials print them, and the tie if there was one."""
+    def pair(ids: tuple[int, int] | None) -> str:
+        return "?" if ids is None else f"{vocab[ids[0]]!r} + {vocab[ids[1]]!r}"
+
+    line = f"merge {merge.rank + 1:3}: {pair((merge.left, merge.right))} -> {merge.token!r} ({merge.count:,})"
+    tie = merge.tie
+    if tie is not None:
+        tied = len(tie.packed) - 1
+        more = "" if tie.complete else " or more"
+        line += (f"  tie with {tied} other pair{'s' if tied > 1 else ''}{more}; hf rules take {pair(tie.hf_pick)},"
+                 f" minbpe rules take {pair(tie.minbpe_pick)}")
+    return line
 
 
 def _stem(path: str) -> str:
@@ -207,6 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--pattern", default="cl100k", help=pattern_help)
     train.add_argument("--special", action="append", default=[], metavar="TOKEN",
                        help="a special token (repeatable), e.g. <|endoftext|>")
+    train.add_argument("--rules", choices=list(RULES), default="hf",
+                       help="; ".join(f"{name}: {text}" for name, text in RULES.items()) + " (default: hf)")
+    train.add_argument("--print-merges", action="store_true",
+                       help="print every merge with its count, and the pairs it tied with, as it is learned")
     train.add_argument("--name", help="the tokenizer's name (default: the output file's stem)")
     train.add_argument("--out", required=True, help="tokenizer file to write")
     train.add_argument("corpus", nargs="+", metavar="CORPUS", help="a text file or a folder of them")

@@ -4,6 +4,7 @@ Lines keep their endings unchanged (`\\r\\n` stays) and are split on `\\n` only,
 Hugging Face tokenizers' `Tokenizer.train(files)` reads files, so both see the same texts.
 Whatever is not text is refused when it is met, with its byte offset: a device or FIFO (which
 would never end), a NUL byte anywhere, invalid UTF-8, a line too long to be a line.
+With `whole=True` each file is one text, as the tutorials (and the "minbpe" rules) read it.
 """
 
 from __future__ import annotations
@@ -150,6 +151,7 @@ class CorpusFiles:
     """Iterable over the lines of several files; tracks bytes read for progress bars."""
 
     files: list[Path]
+    whole: bool = False  # each file one text instead of one text per line
     bytes_read: int = 0
     total_bytes: int = field(init=False)
 
@@ -159,7 +161,13 @@ class CorpusFiles:
     def __iter__(self) -> Iterator[str]:
         self.bytes_read = 0
         for path in self.files:
-            yield from self._lines(path)
+            lines = self._lines(path)
+            if self.whole:
+                text = "".join(lines)
+                if text:
+                    yield text
+            else:
+                yield from lines
 
     def _lines(self, path: Path) -> Iterator[str]:
         try:

@@ -389,11 +389,18 @@ class Corpus:
         """The training texts, streamed (other panes count tokens over the corpus this way)."""
         return iter(self.reader())
 
-    def reader(self) -> CorpusReader:
-        return CorpusReader(self.sources)
+    def reader(self, whole: bool = False) -> CorpusReader:
+        """The training texts; with `whole`, each plain file is one text (as the "minbpe" rules read them)."""
+        return CorpusReader(_whole(self.sources) if whole else self.sources)
 
-    def held_out_reader(self) -> CorpusReader | None:
-        return CorpusReader([self.held_out]) if self.held_out is not None else None
+    def held_out_reader(self, whole: bool = False) -> CorpusReader | None:
+        if self.held_out is None:
+            return None
+        return CorpusReader(_whole((self.held_out,)) if whole else [self.held_out])
+
+
+def _whole(sources: Iterable[Source]) -> list[Source]:
+    return [replace(s, whole=True) if s.kind in ("file", "folder") else s for s in sources]
 
 
 def sample_dir() -> Path:
@@ -413,6 +420,11 @@ SAMPLES: tuple[tuple[str, str, bool], ...] = (  # (file, name, read as one text)
     ("toy/aaabdaaabac.txt", "Toy: aaabdaaabac", True),
     ("toy/bakery_replies.txt", "Toy: bakery replies", True),
 )
+
+
+def is_toy_sample(source: Source) -> bool:
+    """One of the tutorials' tiny worked examples (resources/samples/toy)."""
+    return source.origin == "sample" and Path(source.path).parent.name == "toy"
 
 
 def sample_sources() -> list[Source]:

@@ -3,6 +3,7 @@
 `utf8.stream_decode` gives, per token, what a naive decoder prints (each token decoded alone)
 and what a buffered decoder prints (bytes held back until a character completes). A replay
 answers "what does each lane show after k tokens?" for the Bytes pane's Step/Play controls.
+It also knows where seed 004's strict naive decode (no `errors="replace"`) would have raised.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from explorer.core.tutorial_bugs import DecodeFailure, naive_decode_failure
 from explorer.core.utf8 import REPLACEMENT, StreamStep, stream_decode
 
 
@@ -22,6 +24,7 @@ class LaneState:
     naive_parts: tuple[str, ...]
     buffered_parts: tuple[str, ...]
     pending: bytes  # what the buffered decoder holds back now
+    strict_failure: DecodeFailure | None = None  # where a strict naive decode raised, among the tokens shown
 
     @property
     def naive(self) -> str:
@@ -51,6 +54,7 @@ class StreamReplay:
     def __init__(self, token_bytes: Sequence[bytes]) -> None:
         self.token_bytes = list(token_bytes)
         self.steps: list[StreamStep] = list(stream_decode(self.token_bytes))
+        self.strict_failure = naive_decode_failure(self.token_bytes)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -60,7 +64,8 @@ class StreamReplay:
         shown = max(0, min(shown, len(self.steps)))
         steps = self.steps[:shown]
         pending = steps[-1].pending if steps else b""
-        return LaneState(shown, tuple(s.naive for s in steps), tuple(s.emitted for s in steps), pending)
+        failure = self.strict_failure if self.strict_failure is not None and self.strict_failure.index < shown else None
+        return LaneState(shown, tuple(s.naive for s in steps), tuple(s.emitted for s in steps), pending, failure)
 
     @cached_property
     def final_text(self) -> str:

@@ -8,8 +8,10 @@ its `BpeTrainer` (same split pattern, all 256 bytes as the initial alphabet):
 3. repeatedly pop the most frequent pair from a lazy heap, merge it only in the chunks that hold
    it, and update the counts of the pairs around each merge.
 
-Ties are broken as Hugging Face does: the smaller pair of ids in its id space, where the special
-tokens come first, then the 256 byte characters in code-point order (see `bytelevel.hf_byte_order`).
+Two rules say which pair wins a tie (`pair_queue`): "hf" (the default) as Hugging Face does, the
+smaller pair of ids in its id space, where the special tokens come first, then the 256 byte
+characters in code-point order (see `bytelevel.hf_byte_order`); "minbpe" as the tutorials and
+minbpe do, the pair counted first, with a fresh id for every merge. Each merge records its tie, if any (`Tie`).
 
 Special tokens are in the vocabulary from the start, as in Hugging Face: a merge whose token is
 spelt like a special token (`to_chars(bytes) == special`, e.g. `th` or `<|endoftext|>`) takes no
@@ -27,17 +29,23 @@ Training yields one `Merge` record per merge, so callers can stream, step, pause
 
 from __future__ import annotations
 
-import heapq
-import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from explorer.core.bytelevel import from_chars, hf_byte_order
 from explorer.core.errors import TrainingError
+from explorer.core.pair_queue import MASK as _MASK, SHIFT as _SHIFT, FirstSeenQueue, HfQueue, Tie
 from explorer.core.pretokenize import Pretokenizer
 
 BYTE_VOCAB = 256
+LONG_TEXT = 1 << 16  # characters; a longer text is split into windows to count its chunks
+Rules = Literal["hf", "minbpe"]
+RULES: dict[str, str] = {
+    "hf": "Hugging Face: a corpus file is read line by line; a tie goes to the smaller pair of ids",
+    "minbpe": "minbpe and the tutorials: each text (a whole file) is one sequence; a tie goes to the pair counted first",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +59,8 @@ class Merge:
     token: bytes
     count: int
     total_tokens: int  # tokens in the whole training corpus after this merge
+    # Other pairs had the same count. Not part of equality: the same merge, however much of its tie was recorded.
+    tie: Tie | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +76,11 @@ def check_special_tokens(special_tokens: Iterable[str]) -> None:
     """Refuse an empty special token: it would be found at every position of every text."""
     if "" in special_tokens:
         raise TrainingError("a special token cannot be empty; give it some text, such as <|endoftext|>")
+
+
+def check_rules(rules: str) -> None:
+    if rules not in RULES:
+        raise TrainingError(f"unknown training rules {rules!r}: use one of {', '.join(RULES)}")
 
 
 def check_vocab_size(vocab_size: int, special_tokens: Iterable[str] = ()) -> None:
@@ -92,10 +107,16 @@ class BpeTrainer:
     [b'aa', b'ab', b'aaab']
     """
 
-    def __init__(self, vocab_size: int, pattern: str = "cl100k", special_tokens: Iterable[str] = ()) -> None:
+    def __init__(self, vocab_size: int, pattern: str = "cl100k", special_tokens: Iterable[str] = (),
+                 rules: Rules = "hf", explain_ties: bool = False) -> None:
         self.special_tokens = list(dict.fromkeys(special_tokens))
         check_vocab_size(vocab_size, self.special_tokens)
+        check_rules(rules)
         self.vocab_size = vocab_size
+        self.rules = rules
+        # With "hf" rules, finding the pair the tutorials' rule would take in a tie costs a scan per
+        # tied pair (a third more merge time on 1 MB): the window asks for it, the command line need not.
+        self.explain_ties = explain_ties
         self.pretokenizer = Pretokenizer(pattern, "tokenizers")  # HF BpeTrainer is the reference
         self.chunk_counts: Counter[str] = Counter()
         self.texts = 0
@@ -104,16 +125,28 @@ class BpeTrainer:
     # Stage 1: count each distinct chunk once.
 
     def add_text(self, text: str) -> None:
-        self.chunk_counts.update(self.pretokenizer.pieces(text))
+        self._count(text)
         self.texts += 1
         self.chars += len(text)
+
+    def _count(self, text: str) -> None:
+        if len(text) <= LONG_TEXT:
+            self.chunk_counts.update(self.pretokenizer.pieces(text))
+            return
+        # A whole file ("minbpe" rules): in windows, each mostly ASCII, so the regex's ASCII fast
+        # path still applies; the pieces are exactly those of the whole text.
+        for pieces in self.pretokenizer.iter_pieces(text):
+            self.chunk_counts.update(pieces)
 
     def add_texts(self, texts: Iterable[str], every: int = 1 << 20) -> Iterator[CountProgress]:
         """Count the chunks of `texts`, yielding progress about every `every` characters."""
         pieces, update = self.pretokenizer.pieces, self.chunk_counts.update
         next_report = self.chars + every
         for text in texts:
-            update(pieces(text))
+            if len(text) <= LONG_TEXT:
+                update(pieces(text))
+            else:
+                self._count(text)
             self.texts += 1
             self.chars += len(text)
             if self.chars >= next_report:
@@ -130,7 +163,8 @@ class BpeTrainer:
         words = [list(chunk.encode("utf-8")) for chunk in self.chunk_counts]
         counts = list(self.chunk_counts.values())
         vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
-        yield from _learn_merges(words, counts, vocab, self.vocab_size, self.special_tokens)
+        yield from _learn_merges(words, counts, vocab, self.vocab_size, self.special_tokens, self.rules,
+                                 self.explain_ties)
 
 
 def spelt_specials(special_tokens: Iterable[str]) -> dict[bytes, str]:
@@ -168,16 +202,16 @@ def vocabulary_size(merges: Sequence[Merge], special_tokens: Iterable[str]) -> i
     return max([BYTE_VOCAB - 1, *(m.new_id for m in merges), *special_token_ids(merges, special_tokens).values()]) + 1
 
 
-_SHIFT = 21  # a pair (left, right) is the int left << _SHIFT | right: cheaper to hash than a tuple
-_MASK = (1 << _SHIFT) - 1
-
-
 def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes], vocab_size: int,
-                  special_tokens: Sequence[str] = ()) -> Iterator[Merge]:
+                  special_tokens: Sequence[str] = (), rules: Rules = "hf", explain_ties: bool = False
+                  ) -> Iterator[Merge]:
     """The merge loop over distinct chunks `words` occurring `counts` times, until `vocab` and the
-    special tokens not in it yet make `vocab_size` tokens."""
-    # Tie-break keys: special tokens first (negative), then bytes in Hugging Face's code-point
-    # order, then new tokens by id (always larger).
+    special tokens not in it yet make `vocab_size` tokens.
+
+    `words` must be in the order the chunks were first seen: the "minbpe" rules break ties by it.
+    """
+    # Tie-break keys ("hf" rules): special tokens first (negative), then bytes in Hugging Face's
+    # code-point order, then new tokens by id (always larger).
     key = list(hf_byte_order())
     id_of = {token: token_id for token_id, token in enumerate(vocab)}
     place = {token: index - len(special_tokens) for index, token in enumerate(special_tokens)}
@@ -197,25 +231,21 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
             pair_counts[pair] += count
             where[pair].add(index)
 
-    # Each heap entry carries the chunks it will merge in, as in trainer.rs; a stale count
-    # is refreshed and pushed back when it reaches the top.
-    serial = itertools.count()
-    heap = [(-pair_counts[p], key[p >> _SHIFT], key[p & _MASK], next(serial), p, held) for p, held in where.items()]
-    heapq.heapify(heap)
+    # Each queue entry carries the chunks it will merge in, as in trainer.rs.
+    queue = (FirstSeenQueue if rules == "minbpe" else HfQueue)(pair_counts, where, key, words, vocab, explain_ties)
     del where
+    fresh_ids = rules == "minbpe"  # the tutorials give every merge its own id, even for bytes seen before
 
     rank = 0
-    while len(vocab) + pending < vocab_size and heap:
-        neg_count, key_left, key_right, _, pair, held = heapq.heappop(heap)
-        count = pair_counts[pair]
-        if -neg_count != count:
-            heapq.heappush(heap, (-count, key_left, key_right, next(serial), pair, held))
-            continue
-        if count < 1:
+    while len(vocab) + pending < vocab_size:
+        best = queue.pop()
+        if best is None:
             break
+        pair, count, held = best
+        tie = queue.tie(pair, count, held)
         left, right = pair >> _SHIFT, pair & _MASK
         token = vocab[left] + vocab[right]
-        new_id = id_of.get(token)
+        new_id = None if fresh_ids else id_of.get(token)
         if new_id is None:  # the same bytes can be reached by two different pairs
             new_id = len(vocab)
             vocab.append(token)
@@ -256,25 +286,22 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
                         pair_counts[new_high | after] += times
                         new_pairs[new_high | after].add(index)
                 i += 1
-        for new_pair, chunks in new_pairs.items():
-            new_count = pair_counts[new_pair]
-            if new_count > 0:
-                entry = (-new_count, key[new_pair >> _SHIFT], key[new_pair & _MASK], next(serial), new_pair, chunks)
-                heapq.heappush(heap, entry)
+        queue.push(new_pairs)
 
-        yield Merge(rank, left, right, new_id, token, count, total_tokens)
+        yield Merge(rank, left, right, new_id, token, count, total_tokens, tie)
         rank += 1
 
 
 def train(
-    texts: Iterable[str], vocab_size: int, pattern: str = "cl100k", special_tokens: Iterable[str] = ()
+    texts: Iterable[str], vocab_size: int, pattern: str = "cl100k", special_tokens: Iterable[str] = (),
+    rules: Rules = "hf", explain_ties: bool = False,
 ) -> Iterator[Merge]:
     """Count `texts`, then yield merges: the short way when no counting progress is needed.
 
     >>> [m.token for m in train(["the cat sat on the mat"], 257, pattern="gpt2")]
     [b'at']
     """
-    trainer = BpeTrainer(vocab_size, pattern, special_tokens)
+    trainer = BpeTrainer(vocab_size, pattern, special_tokens, rules, explain_ties)
     for _ in trainer.add_texts(texts):
         pass
     return trainer.merges()

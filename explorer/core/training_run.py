@@ -29,7 +29,8 @@ from explorer.core.errors import TrainingError
 from explorer.core.formats.hf import merge_pairs, training_pipeline
 from explorer.core.formats.own import from_merges
 from explorer.core.pretokenize import Pretokenizer
-from explorer.core.train import BYTE_VOCAB, BpeTrainer, Merge, check_vocab_size, vocabulary_size
+from explorer.core.train import (BYTE_VOCAB, BpeTrainer, Merge, Rules, check_rules, check_vocab_size,
+                                 vocabulary_size)
 
 Engine = Literal["builtin", "hf"]
 ENGINES: dict[str, str] = {"builtin": "built-in (streams every merge)",
@@ -46,6 +47,7 @@ class TrainingSettings:
     pattern: str = "cl100k"
     special_tokens: tuple[str, ...] = ()
     engine: Engine = "builtin"
+    rules: Rules = "hf"  # "minbpe": the tutorials' rules (built-in engine only)
 
     @property
     def target_merges(self) -> int:
@@ -136,16 +138,22 @@ def run_training(corpus: Corpus, settings: TrainingSettings, name: str = "",
     that has the merges, it costs the window nothing.
     """
     check_vocab_size(settings.vocab_size, settings.special_tokens)
+    check_rules(settings.rules)
     if corpus.is_empty:
         raise TrainingError("the corpus is empty: add files, folders, pasted text or a sample in the Corpus pane")
-    held_out = corpus.held_out_reader()
+    if settings.rules != "hf" and settings.engine == "hf":
+        raise TrainingError(f"Hugging Face tokenizers trains with its own rules only: choose the built-in engine "
+                            f"for {settings.rules} rules")
+    whole = settings.rules == "minbpe"  # the tutorials read a file as one text
+    held_out = corpus.held_out_reader(whole)
     tracker = HeldOutTracker(held_out, settings.pattern) if held_out is not None else None
-    reader = corpus.reader()
+    reader = corpus.reader(whole)
     if settings.engine == "hf":
         merges = yield from _run_hf(reader, settings, tracker)
         summary = RunSummary(len(merges), _stopped_early(merges, settings))
         return _with_tokenizer(summary, settings, name, metadata, merges)
-    trainer = BpeTrainer(settings.vocab_size, settings.pattern, settings.special_tokens)
+    trainer = BpeTrainer(settings.vocab_size, settings.pattern, settings.special_tokens, settings.rules,
+                         explain_ties=True)
     for progress in trainer.add_texts(reader, every=COUNT_REPORT_CHARS):
         yield Counting(reader.bytes_read, reader.total_bytes, progress.texts, progress.distinct_chunks)
     if not trainer.chunk_counts:
@@ -171,14 +179,14 @@ def _with_tokenizer(summary: RunSummary, settings: TrainingSettings, name: str, 
                     merges: list[Merge] | None = None) -> RunSummary:
     if not name or merges is None:
         return summary
-    tokenizer = from_merges(merges, settings.pattern, settings.special_tokens, name=name, metadata=metadata)
-    return RunSummary(summary.merges, summary.stopped_early, tokenizer)
+    return RunSummary(summary.merges, summary.stopped_early, build_tokenizer(merges, settings, name, metadata))
 
 
 def build_tokenizer(merges: list[Merge], settings: TrainingSettings, name: str,
                     metadata: dict[str, Any] | None = None) -> BPE:
-    """The tokenizer of a run's merges (also of a run that was stopped early)."""
-    return from_merges(merges, settings.pattern, settings.special_tokens, name=name, metadata=metadata)
+    """The tokenizer of a run's merges (also of a run that was stopped early); its file records the rules."""
+    return from_merges(merges, settings.pattern, settings.special_tokens, name=name,
+                       metadata={**(metadata or {}), "rules": settings.rules})
 
 def _skipped_note(reader: CorpusReader) -> str:
     if not reader.skipped:

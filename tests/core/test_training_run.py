@@ -130,6 +130,32 @@ def test_named_run_returns_the_tokenizer_and_build_tokenizer_matches() -> None:
         if isinstance(item, Learned):
             learned.append(item.merge)
     tokenizer = summary.tokenizer
-    assert tokenizer is not None and tokenizer.name == "garden" and tokenizer.metadata == {"note": "test"}
+    assert tokenizer is not None and tokenizer.name == "garden" and tokenizer.metadata == {"note": "test", "rules": "hf"}
     assert tokenizer.special_tokens == {"<|endoftext|>": 399}
     assert build_tokenizer(learned, settings, "garden").merges == tokenizer.merges
+
+
+def test_minbpe_rules_read_each_file_whole_and_are_recorded(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.core.test_train import BAKERY
+    from tests.core.test_train_rules import seed_004_train
+
+    corpus_file = tmp_path / "bakery.txt"
+    corpus_file.write_bytes(BAKERY.encode("utf-8"))
+    corpus = Corpus((Source.for_path(corpus_file),))  # a plain file: one text per line for "hf" rules
+    settings = TrainingSettings(256 + 30, "none", rules="minbpe")
+    records, _ = run(corpus, settings)
+    merges = [r.merge for r in records if isinstance(r, Learned)]
+    expected, _ = seed_004_train(BAKERY, 256 + 30)
+    assert {(m.left, m.right): m.new_id for m in merges} == expected
+    assert next(r for r in records if isinstance(r, Counting)).texts == 1
+    hf_records, _ = run(corpus, replace(settings, rules="hf"))
+    assert next(r for r in hf_records if isinstance(r, Counting)).texts == 5
+    generator = run_training(corpus, settings, name="bakery")
+    while True:
+        try:
+            next(generator)
+        except StopIteration as stop:
+            assert stop.value.tokenizer.metadata["rules"] == "minbpe"
+            break
+    with pytest.raises(TrainingError, match="built-in engine"):
+        run(corpus, replace(settings, engine="hf"))

@@ -2,6 +2,7 @@
 
 The naive lane decodes every token alone (U+FFFD wherever a token ends inside a character);
 the buffered lane uses an incremental decoder and shows the bytes it holds back as pending.
+"Strict" shows seed 004's first decode instead, which raises on the first token that cuts a character.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import html
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QWidget
+from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from explorer.core.chars import visible
 from explorer.core.streaming import LaneState
@@ -18,6 +19,8 @@ from explorer.core.utf8 import REPLACEMENT
 from explorer.ui.bytes.roles import pending_color, replacement_color, token_color_name
 from explorer.ui.pane import WrappingLabel
 
+NAIVE_TITLE = "<b>Naive</b><br><small>each token decoded alone</small>"
+STRICT_TITLE = "<b>Naive, strict</b><br><small>seed 004's first decode</small>"
 MAX_PARTS = 300  # tokens shown in a lane; earlier ones fold into "…" (rich text grows slow beyond)
 # Between two tokens' spans: a line may break there. The lanes show spaces as `·`, so a lane has
 # no break of its own and would otherwise be one unbreakable word as wide as the whole text.
@@ -69,7 +72,11 @@ class StreamLanes(QWidget):
         layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setHorizontalSpacing(10)
-        self.naive_title = QLabel("<b>Naive</b><br><small>each token decoded alone</small>")
+        self.naive_title = QLabel(NAIVE_TITLE)
+        self.strict = QCheckBox("strict")
+        self.strict.setToolTip("Seed 004's first decode: vocab[i].decode(\"utf-8\") for each token, without "
+                               "errors=\"replace\": it raises on the first token that cuts a character")
+        self.strict.toggled.connect(self._on_strict_toggled)
         self.buffered_title = QLabel("<b>Buffered</b><br><small>incremental decoder</small>")
         self.naive = WrappingLabel()
         self.buffered = WrappingLabel()
@@ -80,7 +87,11 @@ class StreamLanes(QWidget):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         for title in (self.naive_title, self.buffered_title):
             title.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
-        layout.addWidget(self.naive_title, 0, 0)
+        naive_box = QVBoxLayout()
+        naive_box.setContentsMargins(0, 0, 0, 0)
+        naive_box.addWidget(self.naive_title)
+        naive_box.addWidget(self.strict, 0, Qt.AlignmentFlag.AlignRight)
+        layout.addLayout(naive_box, 0, 0)
         self.naive_view, self.buffered_view = _LaneView(self.naive), _LaneView(self.buffered)
         layout.addWidget(self.naive_view, 0, 1)
         layout.addWidget(self.buffered_title, 1, 0)
@@ -105,7 +116,10 @@ class StreamLanes(QWidget):
         """Draw the lanes after `state.shown` tokens; `expected` is the input, for the final check."""
         self.state, self.ids, self.expected = state, ids, expected
         self.naive_text, self.buffered_text, self.pending = state.naive, state.buffered, state.pending
-        self.naive.setText(self._parts(state.naive_parts) or self._waiting())
+        failure = state.strict_failure if self.strict.isChecked() else None
+        if failure is not None:
+            self.naive_text = f"{''.join(state.naive_parts[: failure.index])} {failure.message}"
+        self.naive.setText(self._naive_html(state))
         buffered = self._parts(state.buffered_parts)
         if state.pending:
             color = pending_color(self.dark).name()
@@ -114,7 +128,10 @@ class StreamLanes(QWidget):
         for view in (self.naive_view, self.buffered_view):
             view.updateGeometry()
         done = state.shown == len(ids) and ids
-        if not done:
+        if failure is not None:
+            self.status.setText(f"✗ the strict naive decode raised at token {failure.index + 1}, which ends inside a "
+                                "character · the buffered decoder waits for the rest")
+        elif not done:
             self.status.setText(f"after {state.shown} of {len(ids)} tokens · naive printed "
                                 f"{state.replacements} × U+FFFD" if state.shown else "press Play or Step")
         elif state.buffered == expected and not state.pending:
@@ -122,6 +139,19 @@ class StreamLanes(QWidget):
                                 "U+FFFD" + (" where tokens cut characters" if state.replacements else ""))
         else:
             self.status.setText("✗ the buffered text differs from the input")
+
+    def _on_strict_toggled(self, strict: bool) -> None:
+        self.naive_title.setText(STRICT_TITLE if strict else NAIVE_TITLE)
+        if self.state is not None:
+            self.show_state(self.state, self.ids, self.expected)
+
+    def _naive_html(self, state: LaneState) -> str:
+        failure = state.strict_failure
+        if not self.strict.isChecked() or failure is None:
+            return self._parts(state.naive_parts) or self._waiting()
+        warning = replacement_color(self.dark).name()
+        return (self._parts(state.naive_parts[: failure.index])
+                + f" <b style='color:{warning}'>{html.escape(failure.message)}</b>")
 
     def _waiting(self) -> str:
         return "<span style='color:gray'>…</span>"

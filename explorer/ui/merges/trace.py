@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QKeySequence, QMouseEvent, QPainter, QPaintEvent, QPen, QShortcut
 from PySide6.QtWidgets import (
-    QHBoxLayout, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QVBoxLayout, QWidget)
+    QCheckBox, QHBoxLayout, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QVBoxLayout,
+    QWidget)
 
 from explorer.core.bpe import TraceStep
 from explorer.core.errors import ExplorerError
@@ -157,10 +158,17 @@ class TracePanel(QWidget):
         self.play_button.setCheckable(True)
         self.reset_button = QPushButton("&Reset")
         self.reset_button.setToolTip("Back to the bytes (Alt+R or F6)")
+        self.naive_check = QCheckBox("Naive encode beside it")
+        self.naive_check.setToolTip("Seed 004's bug: take the most frequent pair of this text instead of the "
+                                    "earliest merge, and watch it go wrong on the same word")
         top = QHBoxLayout()
         top.addWidget(self.input, 1)
-        for button in (self.step_button, self.play_button, self.reset_button):
+        for button in (self.step_button, self.play_button, self.reset_button, self.naive_check):
             top.addWidget(button)
+        from explorer.ui.merges.naive_trace import NaiveTraceView  # it builds on this module's strip
+
+        self.naive = NaiveTraceView()
+        self.naive.hide()
         self.status = WrappingLabel()  # its last line is never hidden, however small the panel
         self.status.setTextFormat(Qt.TextFormat.RichText)
         self.strip = TokenStrip()
@@ -171,6 +179,7 @@ class TracePanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.strip)
         layout.addWidget(self.status)
+        layout.addWidget(self.naive)
         layout.addWidget(self.steps, 1)
         self.timer = QTimer(self)
         self.timer.setInterval(PLAY_MS)
@@ -179,6 +188,7 @@ class TracePanel(QWidget):
         self.step_button.clicked.connect(self.step)
         self.play_button.toggled.connect(self._on_play_toggled)
         self.reset_button.clicked.connect(self.reset)
+        self.naive_check.toggled.connect(self._on_naive_check_toggled)
         self.steps.currentRowChanged.connect(self._on_steps_current_row_changed)
         self.strip.token_clicked.connect(self.token_clicked)
         # The same stepping keys as the Bytes and Training panes: F6 reset, F8 play/pause, F9 step.
@@ -196,8 +206,9 @@ class TracePanel(QWidget):
         self._rebuild()
 
     def set_look(self, font: QFont, dark: bool) -> None:
-        self.strip.setFont(font)
-        self.strip.dark = dark
+        for strip in (self.strip, self.naive.strip):
+            strip.setFont(font)
+            strip.dark = dark
         self.steps.setFont(font)
         self._refresh()
 
@@ -246,6 +257,15 @@ class TracePanel(QWidget):
     def _on_input_text_changed(self, _: str) -> None:
         self._rebuild()
 
+    def _on_naive_check_toggled(self, shown: bool) -> None:
+        self.naive.setVisible(shown)
+        self._rebuild_naive()
+        self._refresh()
+
+    def _rebuild_naive(self) -> None:
+        chunks = self.trace.chunks if self.trace is not None and self.naive_check.isChecked() else []
+        self.naive.set_trace(self.tokenizer, chunks, self.label)
+
     def _on_steps_current_row_changed(self, row: int) -> None:
         if row >= 0 and row + 1 != self.done:
             self.go_to(row + 1)
@@ -269,6 +289,7 @@ class TracePanel(QWidget):
                 item.setData(Qt.ItemDataRole.UserRole, step.new_id)
                 self.steps.addItem(item)
         self.steps.blockSignals(False)
+        self._rebuild_naive()
         self._refresh()
 
     def _refresh(self) -> None:
@@ -284,6 +305,8 @@ class TracePanel(QWidget):
             return
         ids, last = trace.state(self.done)
         self.strip.set_tokens(ids, last)
+        if self.naive_check.isChecked():
+            self.naive.show_step(self.done, self.done == self.total)
         count = sum(len(chunk) for chunk in ids)
         self.steps.blockSignals(True)
         self.steps.setCurrentRow(self.done - 1)

@@ -16,8 +16,11 @@ from explorer.core.train import BYTE_VOCAB, Merge
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
-COLUMNS = ("#", "Left", "Right", "New token", "Id", "Count")
-RANK, LEFT, RIGHT, NEW, ID, COUNT = range(len(COLUMNS))
+COLUMNS = ("#", "Left", "Right", "New token", "Id", "Count", "Tie")
+RANK, LEFT, RIGHT, NEW, ID, COUNT, TIE = range(len(COLUMNS))
+TIE_MARK = "⚖"
+TIE_HELP = ("⚖ n: n pairs had the winning count, and the rules chose one of them (select the row for which one "
+            "each rule picks)")
 PAIR_COUNT_HELP = "How often the pair occurred when it was merged"
 APPLIED_COUNT_HELP = ("How many times the merge applied, measured after Hugging Face tokenizers trained (it does not "
                       "report counts). For a pair of one token repeated (aaa), fewer than the pair's places")
@@ -87,7 +90,7 @@ class MergesModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
             return COLUMNS[section]
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
-            return {RANK: "Merge number (1 = first learned)", COUNT: self.count_help,
+            return {RANK: "Merge number (1 = first learned)", COUNT: self.count_help, TIE: TIE_HELP,
                     ID: "The new token's id", NEW: "The new token (· space, → tab, ↵ newline, <E0> a partial byte)"
                     }.get(section)
         return None
@@ -107,7 +110,7 @@ class MergesModel(QAbstractTableModel):
                     self._shown.clear()
                 texts = self._shown[row] = (
                     f"{merge.rank + 1:,}", token_text(self.vocab[merge.left]), token_text(self.vocab[merge.right]),
-                    token_text(merge.token), str(merge.new_id), f"{merge.count:,}")
+                    token_text(merge.token), str(merge.new_id), f"{merge.count:,}", _tie_text(merge))
             return texts[column]
         if role == Qt.ItemDataRole.BackgroundRole:
             return self.highlight if newest else None
@@ -118,6 +121,8 @@ class MergesModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if column in (RANK, ID, COUNT) else None
         if role == Qt.ItemDataRole.ToolTipRole:
+            if column == TIE and merge.tie is not None:
+                return tie_summary(merge, self.vocab)
             if column not in (LEFT, RIGHT, NEW):
                 return None
             token_id = {LEFT: merge.left, RIGHT: merge.right, NEW: merge.new_id}[column]
@@ -126,6 +131,34 @@ class MergesModel(QAbstractTableModel):
         if role == MergeRole:
             return merge
         return {LEFT: merge.left, RIGHT: merge.right}.get(column, merge.new_id)  # TokenIdRole
+
+
+def _tie_text(merge: Merge) -> str:
+    tie = merge.tie
+    if tie is None:
+        return ""
+    return f"{TIE_MARK} {len(tie.packed)}{'' if tie.complete else '+'}"
+
+
+def pair_text(pair: tuple[int, int] | None, vocab: Sequence[bytes]) -> str:
+    """`'Y' + 'our·'`: a pair of tokens as the table shows them."""
+    if pair is None:
+        return "?"
+    return f"{_one_line(vocab[pair[0]])} + {_one_line(vocab[pair[1]])}"
+
+
+def _one_line(data: bytes) -> str:
+    return token_text(data).replace("\r", "").replace("\n", "")  # the ↵ marks stay
+
+
+def tie_summary(merge: Merge, vocab: Sequence[bytes]) -> str:
+    """One line: how many pairs tied, and which each rule picks."""
+    tie = merge.tie
+    if tie is None:
+        return ""
+    many = f"{len(tie.packed)}{'' if tie.complete else ' or more'}"
+    return (f"{many} pairs had {merge.count:,} occurrences: hf rules pick {pair_text(tie.hf_pick, vocab)}, "
+            f"minbpe rules pick {pair_text(tie.minbpe_pick, vocab)}")
 
 
 _ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.FontRole,

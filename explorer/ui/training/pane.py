@@ -19,24 +19,28 @@ from PySide6.QtWidgets import (
 
 from explorer import __version__
 from explorer.core.bpe import BPE
-from explorer.core.corpus_sources import Corpus, Source, sample_sources
+from explorer.core.corpus_sources import Corpus, Source, is_toy_sample, sample_sources
 from explorer.core.errors import ExplorerError
 from explorer.core.train import Merge
 from explorer.core.training_run import TrainingSettings, build_tokenizer
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
 from explorer.ui.training.model import (
-    APPLIED_COUNT_HELP, COLUMNS, COUNT, ID, LEFT, NEW, PAIR_COUNT_HELP, RANK, RIGHT, MergesModel)
+    APPLIED_COUNT_HELP, COLUMNS, COUNT, ID, LEFT, NEW, PAIR_COUNT_HELP, RANK, RIGHT, TIE, MergesModel)
 from explorer.ui.training.plots import SWEEP_SIZES, TrainingPlots, vocab_size_after
 from explorer.ui.progress import ProgressBar
 from explorer.ui.training.result_box import ResultBox
+from explorer.ui.training.compare_view import RulesCompareView
 from explorer.ui.training.run import FAILED, FINISHED, IDLE, PAUSED, TrainingRun
 from explorer.ui.training.settings_form import SettingsForm
 from explorer.ui.training.status import escape, progress_shown, status_html
+from explorer.ui.training.tie_details import TieDetails
 
 UI_REFRESH_MS = 50  # new rows, status line, progress bar and scrolling, at most this often
 PLOT_EVERY = 6  # plots on every sixth refresh (300 ms): repainting them is the costliest thing here
 SPEEDS = (0.5, 1, 2, 5, 10, 20, 50, 100, 1000)
+TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the text is one sequence and a tie "
+                  "goes to the pair counted first, so the merges are the tutorials' own.")
 
 
 class TrainingPane(Pane):
@@ -102,7 +106,14 @@ class TrainingPane(Pane):
             mode = QHeaderView.ResizeMode.Stretch if column in (LEFT, RIGHT, NEW) else QHeaderView.ResizeMode.Fixed
             header.setSectionResizeMode(column, mode)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
-        table_layout.addWidget(self.table)
+        self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
+        table_layout.addWidget(self.table, 1)
+        self.details = TieDetails()
+        details_scroll = QScrollArea()
+        details_scroll.setWidget(self.details)
+        details_scroll.setWidgetResizable(True)
+        details_scroll.setMaximumHeight(150)
+        table_layout.addWidget(details_scroll)
         split.addWidget(table_box)
         self.plots = TrainingPlots()
         split.addWidget(self.plots)
@@ -181,10 +192,16 @@ class TrainingPane(Pane):
         self.sweep_button.setToolTip("Train to a vocabulary of 32,768 and plot held-out compression at "
                                      "1K, 2K, 4K, 8K, 16K and 32K: smaller vocabularies are prefixes of the merges")
         self.sweep_button.clicked.connect(self._on_sweep_clicked)
+        self.compare_button = QPushButton("Compare rules")
+        self.compare_button.setToolTip("Train the corpus with hf and with minbpe rules and show where their merges "
+                                       "part ways, and how many tokens both learned")
+        self.compare_button.clicked.connect(self._on_compare_clicked)
+        self.compare_view: RulesCompareView | None = None
         for widget in (self.start_button, self.pause_button, self.step_button, self.play_button, self.speed,
                        self.cancel_button):
             row.addWidget(widget)
         row.addStretch(1)
+        row.addWidget(self.compare_button)
         row.addWidget(self.sweep_button)
         # Ctrl+Return trains; the stepping keys every pane shares: F8 play/pause, F9 one merge.
         for keys, slot in (("Ctrl+Return", self._on_start_clicked), ("Ctrl+Right", self._on_step_clicked),
@@ -216,6 +233,7 @@ class TrainingPane(Pane):
                          "choose the built-in engine to step or play.")
             return False
         self.model.clear()
+        self.details.show_merge(None, self.model.vocab, settings.rules)
         self._pending = []
         self.model.count_help = APPLIED_COUNT_HELP if settings.engine == "hf" else PAIR_COUNT_HELP
         self.plots.reset()
@@ -224,7 +242,7 @@ class TrainingPane(Pane):
         metadata = {"created_by": f"tokenizer-explorer {__version__} (Training pane)",
                     "corpus": [source.name for source in corpus.sources],
                     "held_out": corpus.held_out.name if corpus.held_out else None,
-                    "vocab_size": settings.vocab_size, "engine": settings.engine}
+                    "vocab_size": settings.vocab_size, "engine": settings.engine, "rules": settings.rules}
         self.run = TrainingRun(corpus, settings, name, metadata, self)
         self.run.merges_added.connect(self._on_run_merges_added)
         self.run.progressed.connect(self._on_run_progressed)
@@ -269,6 +287,23 @@ class TrainingPane(Pane):
     def _on_speed_value_changed(self, value: float) -> None:
         if self.run is not None and self.run.is_running:
             self.run.set_rate(value)
+
+    def _on_compare_clicked(self) -> None:
+        corpus = self.session.corpus
+        try:
+            settings = self.form.settings()
+        except ExplorerError as exc:
+            self._refuse("These settings cannot train", str(exc))
+            return
+        if not isinstance(corpus, Corpus) or corpus.is_empty:
+            self._refuse("No corpus", "Add text in the Corpus pane, or pick a sample under Quick start, to compare "
+                         "the rules on it.")
+            return
+        if self.compare_view is None:
+            self.compare_view = RulesCompareView(self)
+        self.compare_view.show()
+        self.compare_view.raise_()
+        self.compare_view.start(self.session.workers, corpus, settings)
 
     def _on_sweep_clicked(self) -> None:
         self.form.set_vocab_size(max(SWEEP_SIZES) + len(self.form.special_tokens()))
@@ -447,8 +482,20 @@ class TrainingPane(Pane):
         else:
             self.corpus_label.setText("No corpus yet: pick a sample below, or add text in the Corpus pane.")
         self.form.name_edit.setPlaceholderText(self.default_name())
+        self._choose_rules(corpus)
         if self.run is None:
             self._update_status()
+
+    def _choose_rules(self, corpus: object) -> None:
+        """Toy samples open with the tutorials' rules, saying so; other corpora go back to the
+        default unless the user chose the rules."""
+        toy = isinstance(corpus, Corpus) and not corpus.is_empty and all(map(is_toy_sample, corpus.sources))
+        if toy:
+            self.form.set_rules("minbpe", TOY_RULES_NOTE)
+            if self.form.engine() != "builtin":
+                self.form.engine_combo.setCurrentIndex(self.form.engine_combo.findData("builtin"))
+        elif self.form.rules_note.text():  # chosen for a toy sample, not by the user
+            self.form.set_rules("hf")
 
     def _on_sample_combo_activated(self, index: int) -> None:
         source = self.sample_combo.itemData(index)
@@ -464,7 +511,7 @@ class TrainingPane(Pane):
     def _on_session_font_changed(self, font: QFont) -> None:
         self.model.set_text_font(font)
         digits = QFontMetrics(self.table.font()).horizontalAdvance("0") + 1
-        for column, width in ((RANK, 7), (ID, 6), (COUNT, 8)):  # room for 100,000 / 200000 / 1,000,000
+        for column, width in ((RANK, 7), (ID, 6), (COUNT, 8), (TIE, 5)):  # room for 100,000 / 200000 / 1,000,000
             self.table.horizontalHeader().resizeSection(column, digits * width + 12)
         metrics_height = max(font.pointSize() * 2, 20)
         self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
@@ -479,6 +526,12 @@ class TrainingPane(Pane):
         self.model.set_highlight(QColor("#6b5800" if dark else "#ffe680"))
         self.plots.set_dark(dark)
         self.table.viewport().update()
+
+    def _on_table_current_row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        row = current.row()
+        merge = self.model.merges[row] if 0 <= row < len(self.model.merges) else None
+        rules = self.run.settings.rules if self.run is not None else self.form.rules()
+        self.details.show_merge(merge, self.model.vocab, rules)
 
     def _on_table_double_clicked(self, index: QModelIndex) -> None:
         if self.tokenizer is not None and self.session.tokenizer is self.tokenizer:

@@ -1,5 +1,5 @@
 """The training settings: name, vocabulary size, pattern (or a custom regex checked as you type),
-special tokens and engine. `settings()` gives a TrainingSettings or raises with a message."""
+special tokens, rules and engine. `settings()` gives a TrainingSettings or raises with a message."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
-from explorer.core.errors import ExplorerError, PatternError
+from explorer.core.errors import ExplorerError, PatternError, TrainingError
 from explorer.core.pretokenize import NAMED_PATTERNS, PATTERN_DESCRIPTIONS, Pretokenizer
-from explorer.core.train import BYTE_VOCAB, check_vocab_size
+from explorer.core.train import BYTE_VOCAB, RULES, check_vocab_size
 from explorer.core.training_run import ENGINES, TrainingSettings
 
 MAX_VOCAB = 200_000
@@ -70,13 +70,29 @@ class SettingsForm(QWidget):
         self.specials_edit.setToolTip("Special tokens, separated by spaces; they get the ids after the merges")
         form.addRow("Special tokens", self.specials_edit)
 
+        self.rules_combo = QComboBox()
+        for rules, description in RULES.items():
+            self.rules_combo.addItem(f"{rules}: {description.split(':', 1)[0]}", rules)
+            self.rules_combo.setItemData(self.rules_combo.count() - 1, description, Qt.ItemDataRole.ToolTipRole)
+        self.rules_combo.setToolTip("Which pair wins when several are equally frequent, and what one text is.\n"
+                                    + "\n".join(f"{rules}: {text}" for rules, text in RULES.items()))
+        self.rules_note = QLabel()
+        self.rules_note.setObjectName("hint")
+        self.rules_note.setWordWrap(True)
+        self.rules_note.hide()
+        rules_box = QVBoxLayout()
+        rules_box.setContentsMargins(0, 0, 0, 0)
+        rules_box.addWidget(self.rules_combo)
+        rules_box.addWidget(self.rules_note)
+        form.addRow("Rules", rules_box)
+
         self.engine_combo = QComboBox()
-        for combo in (self.pattern_combo, self.engine_combo):  # long entries must not widen the side panel
+        for combo in (self.pattern_combo, self.rules_combo, self.engine_combo):  # long entries must not widen the side panel
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(14)
         for engine, description in ENGINES.items():
             self.engine_combo.addItem(description, engine)
-        self.engine_combo.setToolTip("Both give the same merges. Hugging Face is faster on very large corpora "
+        self.engine_combo.setToolTip("With hf rules both give the same merges. Hugging Face is faster on very large corpora "
                                      "but shows them only at the end (no step or play).")
         form.addRow("Engine", self.engine_combo)
 
@@ -85,7 +101,7 @@ class SettingsForm(QWidget):
         self.pattern_combo.currentIndexChanged.connect(self._on_pattern_changed)
         self.pattern_edit.textChanged.connect(self._on_pattern_changed)
         for signal in (self.specials_edit.textChanged, self.engine_combo.currentIndexChanged,
-                       self.name_edit.textChanged):
+                       self.rules_combo.currentIndexChanged, self.name_edit.textChanged):
             signal.connect(self._on_changed)
         self.set_vocab_size(1024)
         self.set_pattern("cl100k")
@@ -116,12 +132,25 @@ class SettingsForm(QWidget):
     def engine(self) -> str:
         return str(self.engine_combo.currentData())
 
+    def rules(self) -> str:
+        return str(self.rules_combo.currentData())
+
+    def set_rules(self, rules: str, note: str = "") -> None:
+        """Choose the rules; `note` (shown under them) says why they were chosen for the user."""
+        self.rules_combo.setCurrentIndex(self.rules_combo.findData(rules))
+        self.rules_note.setText(note)
+        self.rules_note.setVisible(bool(note))
+
     def settings(self) -> TrainingSettings:
         """The settings, or ExplorerError with a message for a person (bad pattern, vocabulary too small)."""
         pattern = self.pattern()
         Pretokenizer(pattern)  # PatternError with the position
         check_vocab_size(self.vocab_size(), self.special_tokens())
-        return TrainingSettings(self.vocab_size(), pattern, self.special_tokens(), self.engine())  # type: ignore[arg-type]
+        if self.rules() != "hf" and self.engine() == "hf":
+            raise TrainingError(f"Hugging Face tokenizers trains with its own rules only: choose the built-in "
+                                f"engine for {self.rules()} rules")
+        return TrainingSettings(self.vocab_size(), pattern, self.special_tokens(), self.engine(),  # type: ignore[arg-type]
+                                self.rules())  # type: ignore[arg-type]
 
     def problem(self) -> str:
         try:
@@ -132,7 +161,7 @@ class SettingsForm(QWidget):
 
     def set_editable(self, editable: bool) -> None:
         for widget in (self.vocab_spin, self.vocab_slider, self.pattern_combo, self.pattern_edit,
-                       self.specials_edit, self.engine_combo, self.name_edit):
+                       self.specials_edit, self.rules_combo, self.engine_combo, self.name_edit):
             widget.setEnabled(editable)
 
     # Slots
