@@ -20,6 +20,7 @@ from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
 from explorer.core.formats import tiktoken_file
 from explorer.core.merges import MergeForest, recover_merges
 from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer
+from explorer.core.tiktoken_bpe import TiktokenBPE
 from explorer.core.tokenizer import ListedVocabulary, SpecialMode
 
 
@@ -40,6 +41,7 @@ class TiktokenTokenizer(ListedVocabulary):
         self.sha256 = ranks.sha256
         self.pattern = NAMED_PATTERNS.get(pattern, pattern)
         self._mergeable = ranks.vocab
+        self._ranks = ranks.ranks  # bytes -> id, tiktoken's merge priority
         self._vocab = list(ranks.vocab)  # with the special tokens' bytes, for token_bytes and decoding
         for token, token_id in special_tokens.items():
             self._vocab.extend([b""] * (token_id + 1 - len(self._vocab)))
@@ -119,5 +121,5 @@ class TiktokenTokenizer(ListedVocabulary):
 
     @cached_property
     def _bpe(self) -> BPE:
-        return BPE(self.merges, self.pattern, self.special_tokens, self.name, source=self.source,
-                   vocab=self._mergeable)
+        return TiktokenBPE(self.merges, self.pattern, self.special_tokens, self.name, self.source,
+                           self._mergeable, self._ranks)
