@@ -7,6 +7,7 @@ asks for it, and kept in the user's cache so the next start does not pay for it 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable
 from functools import cached_property
@@ -17,7 +18,7 @@ import tiktoken
 from explorer.core.bpe import BPE, SpecialTokens, join_token_bytes
 from explorer.core.cache import cached_merges, read_merges
 from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
-from explorer.core.formats import tiktoken_file
+from explorer.core.formats import tekken, tiktoken_file
 from explorer.core.merges import MergeForest, recover_merges
 from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer
 from explorer.core.tiktoken_bpe import TiktokenBPE
@@ -55,14 +56,28 @@ class TiktokenTokenizer(ListedVocabulary):
 
     @classmethod
     def bundled(cls, name: str) -> TiktokenTokenizer:
-        """`r50k_base` (alias `gpt2`), `cl100k_base` or `o200k_base`, from the files shipped with the app."""
+        """A bundled encoding (`o200k_base`, `llama3`, `tekken`, ... or an alias such as `gpt2`),
+        from the files shipped with the app."""
         encoding = tiktoken_file.bundled(name)
         if encoding is None:
             known = ", ".join(sorted([*tiktoken_file.BUNDLED, "gpt2"]))
             raise ExplorerError(f"no bundled encoding {name!r}; choose one of {known}")
-        ranks = tiktoken_file.read_ranks(encoding.path, expected_sha256=encoding.sha256)
-        return cls(ranks, encoding.pattern, encoding.special_tokens, encoding.name,
-                   f"bundled tiktoken encoding ({encoding.description})")
+        if encoding.is_tekken:
+            ranks = tekken.read_tekken(encoding.path, expected_sha256=encoding.sha256).ranks
+        else:
+            ranks = tiktoken_file.read_ranks(encoding.path, expected_sha256=encoding.sha256)
+        return cls(ranks, encoding.pattern, encoding.special_tokens, encoding.name, encoding.source)
+
+    @classmethod
+    def from_tekken(cls, path: str | os.PathLike[str], document: object | None = None,
+                    data: bytes | None = None) -> TiktokenTokenizer:
+        """A Mistral Tekken file (`tekken.json`, or `.json.gz`), with its own pattern and specials;
+        pass the `document` and raw `data` when the caller has parsed them already."""
+        if document is None or data is None:
+            found = tekken.read_tekken(path)
+        else:
+            found = tekken.from_document(document, path, hashlib.sha256(data).hexdigest())
+        return cls(found.ranks, found.pattern, found.special_tokens, Path(path).name.split(".")[0], str(path))
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], pattern: str | None = None,
