@@ -8,7 +8,7 @@ import sys
 import time
 
 SAMPLE = "Hello, world! नमस्ते 안녕하세요 👋 <|endoftext|>"
-BUNDLED = ("r50k_base", "cl100k_base", "o200k_base")
+BUNDLED = ("r50k_base", "cl100k_base", "o200k_base", "o200k_harmony", "llama3", "llama4", "qwen", "tekken")
 
 
 def run_smoke() -> int:

@@ -276,8 +276,10 @@ def test_a_file_left_out_of_the_bundle_is_read_from_its_installed_package(
 def test_every_shipped_file_has_its_source_and_licence() -> None:
     folder = BUNDLED["o200k_base"].path.parent
     sources = (folder / "SOURCES.md").read_text("utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
     for encoding in BUNDLED.values():
         assert f"`{encoding.file_name}`" in sources and encoding.sha256 in sources, encoding.name
+        assert f"`{encoding.file_name}`" in readme and f"`{encoding.name}`" in readme, encoding.name
         assert encoding.merges_path.is_file()
     licences = {path.name for path in (folder / "licenses").iterdir()}
     assert {"llama3-LICENSE.txt", "llama4-LICENSE.txt", "NOTICE.txt", "mistral-common-LICENSE.txt",
