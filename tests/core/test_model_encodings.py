@@ -306,3 +306,26 @@ def run_cli(*args: str) -> str:
                             encoding="utf-8", timeout=300)
     assert result.returncode == 0, result.stderr
     return result.stdout
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    (lambda d: d.pop("vocab"), "not a Tekken file"),
+    (lambda d: d["config"].pop("pattern"), "lacks a usable 'pattern'"),
+    (lambda d: d["config"].update(default_vocab_size=3), "must be below default_vocab_size"),
+    (lambda d: d["config"].update(default_vocab_size=400), "needs 396 tokens"),
+    (lambda d: d["vocab"][3].update(rank=7), "not listed in rank order"),
+    (lambda d: d["vocab"][3].update(token_bytes="!!"), "malformed"),
+])
+def test_a_broken_tekken_file_says_what_is_wrong(tmp_path: Path, change: object, problem: str) -> None:
+    document = {"config": {"pattern": r"\S+|\s+", "default_vocab_size": 260, "default_num_special_tokens": 4,
+                           "num_vocab_tokens": 256, "version": "v3"},
+                "vocab": [{"rank": i, "token_bytes": base64.b64encode(bytes([i])).decode(), "token_str": None}
+                          for i in range(256)]}
+    small = tmp_path / "tekken.json"
+    small.write_text(json.dumps(document))
+    assert load_tokenizer(str(small)).encode("ab", "plain") == [4 + 97, 4 + 98]
+    change(document)  # type: ignore[operator]
+    small.write_text(json.dumps(document))
+    with pytest.raises(TokenizerFileError, match=problem) as caught:
+        TiktokenTokenizer.from_tekken(small)
+    assert str(small) in str(caught.value)

@@ -69,6 +69,8 @@ def from_document(document: object, path: str | os.PathLike[str], sha256: str) -
     except (KeyError, TypeError, ValueError) as exc:
         raise TokenizerFileError(path, f"its config lacks a usable {exc}: Tekken files give pattern, "
                                  "default_vocab_size and default_num_special_tokens") from None
+    if not 0 <= count < size:
+        raise TokenizerFileError(path, f"default_num_special_tokens {count} must be below default_vocab_size {size}")
     entries = document["vocab"][:size - count]  # type: ignore[index]
     if len(entries) != size - count:
         raise TokenizerFileError(path, f"default_vocab_size {size} needs {size - count} tokens after the "
