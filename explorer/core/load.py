@@ -85,7 +85,9 @@ def load_file(path: Path, pattern: str | None = None) -> Tokenizer:
 
 
 def bundled_tokenizers() -> list[TokenizerEntry]:
-    return [TokenizerEntry(encoding.name, encoding.source, encoding.name, encoding.family, encoding.description)
+    return [TokenizerEntry(encoding.name, encoding.source if encoding.available else encoding.missing_reason(),
+                           encoding.name, encoding.family,
+                           encoding.description + ("" if encoding.available else " (not installed)"))
             for encoding in tiktoken_file.BUNDLED.values()]
 
 

