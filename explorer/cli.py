@@ -22,7 +22,7 @@ from explorer.core.errors import ExplorerError, OutputFileError
 from explorer.core.export import EXPORT_FORMATS, export
 from explorer.core.files import check_output, display_path, rescue_paths, unused_path
 from explorer.core.formats import own
-from explorer.core.load import list_tokenizers
+from explorer.core.load import bundled_names, list_tokenizers
 from explorer.core.pretokenize import NAMED_PATTERNS, REGEX_PREFIX, Pretokenizer, natural_reference
 from explorer.core.tokenizer import SPECIAL_MODES, UnsupportedView
 from explorer.core.train import RULES, BpeTrainer, Merge
@@ -209,7 +209,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_list(args: argparse.Namespace) -> int:
     entries = list_tokenizers()
     if args.json:
-        print(json.dumps({"tokenizers": [{"name": e.name, "spec": e.spec, "source": e.source} for e in entries]},
+        print(json.dumps({"tokenizers": [{"name": e.name, "spec": e.spec, "source": e.source,
+                                          **({"family": e.family} if e.family else {})} for e in entries]},
                          ensure_ascii=False))
         return 0
     width = max(len(e.spec) for e in entries)
@@ -245,8 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def add_tokenizer(command: argparse.ArgumentParser, many: bool = False, required: bool = True) -> None:
         command.add_argument("--tokenizer", required=required, action="append" if many else "store",
-                             help="a bundled encoding (o200k_base, cl100k_base, r50k_base/gpt2), hf:ORG/NAME from "
-                             "the Hugging Face cache, or a file: tokenizer.json, .tiktoken, minbpe .model, our JSON"
+                             help=f"a bundled encoding ({', '.join(bundled_names())}), hf:ORG/NAME from the "
+                             "Hugging Face cache, or a file: tokenizer.json, .tiktoken, tekken.json, minbpe .model, "
+                             "our JSON"
                              + (" (repeat for each tokenizer)" if many else ""))
         command.add_argument("--pattern", help=tiktoken_pattern)
 

@@ -46,8 +46,7 @@ class SpecialTokens:
         if "" in tokens:
             raise ExplorerError("a special token cannot be empty: it would be found at every position of every text")
         self.tokens = dict(tokens)
-        longest_first = sorted(self.tokens, key=len, reverse=True)
-        self._regex = regex.compile("|".join(map(regex.escape, longest_first))) if tokens else None
+        self._regex = regex.compile(_longest_literal(self.tokens)) if tokens else None
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
         """Every (start, end, token) occurrence in `text`."""
@@ -76,6 +75,33 @@ class SpecialTokens:
             position = end
         if position < len(text) or not text:
             yield position, text[position:], None
+
+
+def _longest_literal(words: Iterable[str]) -> str:
+    """A regex matching the longest of `words` at each position, written as a trie.
+
+    The plain alternation (longest first) takes 0.6 s to compile for Llama 4's 2,048 special
+    tokens, which share long prefixes; the trie spells each prefix once and compiles in 0.1 s.
+    A greedy `?` after a word's last character tries the longer words first, as the
+    longest-first alternation does.
+    """
+    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    for word in filter(None, words):
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}  # a word ends here
+
+    def spelt(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+        branches = [regex.escape(char) + spelt(child) for char, child in node.items() if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if "" not in node:
+            return body
+        return f"(?:{body})?" if len(branches) == 1 else body + "?"
+
+    return spelt(trie)
 
 
 class _ChunkCache(dict[str, tuple[int, ...]]):
@@ -112,6 +138,7 @@ class BPE(Tokenizer):
         vocab: Sequence[bytes] | None = None,
         ignore_merges: bool = False,
         reference: Reference = "tokenizers",
+        specials_may_share: bool = False,
     ) -> None:
         self.name = name
         self.source = source
@@ -127,8 +154,11 @@ class BPE(Tokenizer):
             self._add_merge(left, right, new_id)
         self.counts = list(counts) if counts is not None else None  # training count of each merge
         self.special = SpecialTokens(special_tokens or {})
+        shared: set[int] = set()  # ids a special token may share (tiktoken's o200k_harmony names 200018 twice)
         for token, token_id in sorted(self.special.tokens.items(), key=lambda item: item[1]):
-            self._set_special(token, token_id)
+            self._set_special(token, token_id, shared)
+            if specials_may_share:
+                shared.add(token_id)
         self.ignore_merges = ignore_merges
         self._cache = _ChunkCache(self.encode_bytes)
 
@@ -137,10 +167,11 @@ class BPE(Tokenizer):
             self.vocab.extend([b""] * (token_id + 1 - len(self.vocab)))
         self.vocab[token_id] = data
 
-    def _set_special(self, token: str, token_id: int) -> None:
-        """A special token may share an id only with a token of its bytes, or with a byte or merged
-        token spelt like it (`to_chars`, as Hugging Face's trainer shares them; see train.py);
-        any other token at its id is a clash: the file is damaged."""
+    def _set_special(self, token: str, token_id: int, special_ids: set[int]) -> None:
+        """A special token may share an id only with a token of its bytes, with a byte or merged
+        token spelt like it (`to_chars`, as Hugging Face's trainer shares them; see train.py), or
+        with an earlier special token at an id in `shared` (the later name decodes); any other
+        token at its id is a clash: the file is damaged."""
         data = token.encode("utf-8")
         if not 0 <= token_id < MAX_TOKEN_ID:
             raise ExplorerError(f"the special token {token!r} has id {token_id}, outside 0 to {MAX_TOKEN_ID - 1}; "
@@ -148,7 +179,7 @@ class BPE(Tokenizer):
         existing = self.vocab[token_id] if token_id < len(self.vocab) else b""
         if existing and to_chars(existing) == token:
             return  # a byte or merged token spelt like this special token: they share the id (train.py)
-        if existing and existing != data:
+        if existing and existing != data and token_id not in special_ids:
             raise ExplorerError(f"the special token {token!r} has id {token_id}, which is already the token "
                                 f"{existing!r}; give it an id of its own (such as {len(self.vocab)})")
         self._set_bytes(token_id, data)

@@ -1,8 +1,9 @@
 """One entry point that turns what a user names into a tokenizer, and the list of what there is.
 
-A spec is a bundled encoding (`o200k_base`, `cl100k_base`, `r50k_base` or `gpt2`), `hf:ORG/NAME`
-for a model in the local Hugging Face cache, or a path: our own JSON, a Hugging Face
-tokenizer.json (or a folder holding one), a `.tiktoken` rank file, or a minbpe `.model`.
+A spec is a bundled encoding (`o200k_base`, `cl100k_base`, `r50k_base` or `gpt2`, `o200k_harmony`,
+`llama3`, `llama4`, `qwen`, `tekken`), `hf:ORG/NAME` for a model in the local Hugging Face cache,
+or a path: our own JSON, a Hugging Face tokenizer.json (or a folder holding one), a Mistral
+`tekken.json`, a `.tiktoken` rank file, or a minbpe `.model`.
 Files are recognised by their content, so a renamed file still loads.
 """
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from explorer.core.errors import TokenizerFileError
 from explorer.core.files import parse_json, read_bytes
-from explorer.core.formats import minbpe, own, tiktoken_file
+from explorer.core.formats import minbpe, own, tekken, tiktoken_file
 from explorer.core.hf_cache import HF_PREFIX, cached_models, find_model, hub_cache_dir
 from explorer.core.hf_tokenizer import HFTokenizer, looks_like_tokenizer_json
 from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
@@ -31,6 +32,8 @@ class TokenizerEntry:
     name: str
     source: str
     spec: str
+    family: str = ""  # the picker's group for a bundled encoding: "OpenAI", "Meta Llama", ...
+    description: str = ""  # one line for a bundled encoding: the models that use it
 
 
 def load_tokenizer(spec: str, pattern: str | None = None) -> Tokenizer:
@@ -91,6 +94,8 @@ def load_file(path: Path, pattern: str | None = None) -> Tokenizer:
             return own.from_document(document, path)
         if looks_like_tokenizer_json(document):
             return HFTokenizer.from_json(document, text, path)
+        if tekken.is_tekken(document):
+            return TiktokenTokenizer.from_tekken(path, document, data)
         raise TokenizerFileError(path, "unsupported JSON: neither a tokenizer-explorer file nor a Hugging Face "
                                  "tokenizer.json (which has a \"model\")")
     if path.suffix == ".tiktoken" or _RANK_LINE.match(data):
@@ -102,8 +107,15 @@ def load_file(path: Path, pattern: str | None = None) -> Tokenizer:
 
 
 def bundled_tokenizers() -> list[TokenizerEntry]:
-    return [TokenizerEntry(encoding.name, f"bundled tiktoken encoding ({encoding.description})", encoding.name)
+    return [TokenizerEntry(encoding.name, encoding.source if encoding.available else encoding.missing_reason(),
+                           encoding.name, encoding.family,
+                           encoding.description + ("" if encoding.available else " (not installed)"))
             for encoding in tiktoken_file.BUNDLED.values()]
+
+
+def bundled_names() -> list[str]:
+    """Every name `load_tokenizer` knows without a file: the bundled encodings and their aliases."""
+    return [name for encoding in tiktoken_file.BUNDLED.values() for name in (encoding.name, *encoding.aliases)]
 
 
 def discover_tokenizers() -> list[TokenizerEntry]:

@@ -81,7 +81,9 @@ def recover_merges(vocab: Sequence[bytes]) -> list[tuple[int, int, int]]:
     A tiktoken file lists tokens by rank and nothing else. Rank order is merge order, so a
     token's parents are the two pieces that BPE over its own bytes ends with when it may use
     only tokens of lower rank (minbpe's `recover_merges` does the same). A token that BPE
-    cannot build from two pieces (none in OpenAI's encodings) gets no merge.
+    cannot build so (none in OpenAI's encodings, 678 of Llama 3's, added after its training)
+    still forms in tiktoken whenever two adjacent pieces spell it; its merge is then the split
+    into two tokens whose later piece is earliest. A token no two tokens spell gets no merge.
 
     >>> recover_merges([b"a", b"b", b"ab", b"aab"])
     [(0, 1, 2), (0, 2, 3)]
@@ -96,11 +98,23 @@ def recover_merges(vocab: Sequence[bytes]) -> list[tuple[int, int, int]]:
             left, right = get(token[:1]), get(token[1:])
             if left is not None and right is not None and max(left, right) < rank:
                 merges.append((left, right, rank))
-            continue
-        parts = _merge_below(token, rank, get)
-        if len(parts) == 2:
-            merges.append((rank_of[parts[0]], rank_of[parts[1]], rank))
+                continue
+        else:
+            parts = _merge_below(token, rank, get)
+            if len(parts) == 2:
+                merges.append((rank_of[parts[0]], rank_of[parts[1]], rank))
+                continue
+        pair = _earliest_split(token, get)
+        if pair is not None:
+            merges.append((*pair, rank))
     return merges
+
+
+def _earliest_split(token: bytes, get: object) -> tuple[int, int] | None:
+    """The two tokens that spell `token` with the lowest later rank, if any two do."""
+    splits = [(get(token[:cut]), get(token[cut:])) for cut in range(1, len(token))]  # type: ignore[operator]
+    found = [(max(left, right), left, right) for left, right in splits if left is not None and right is not None]
+    return min(found)[1:] if found else None
 
 
 def _merge_below(token: bytes, limit: int, get: object) -> list[bytes]:

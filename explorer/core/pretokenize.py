@@ -48,6 +48,19 @@ DIGITS = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
+# Mistral's Tekken (tekken_240911.json's `config.pattern`): o200k's case split, without the
+# contractions, single digits.
+TEKKEN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*""",
+        r"""\p{N}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
 NONE = r"""(?s:.+)"""
 # What tokenizers' `ByteLevel(use_regex=True)` splits with: GPT-2's pattern without `\s+$`.
 BYTE_LEVEL = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -61,6 +74,7 @@ NAMED_PATTERNS: dict[str, str] = {
     "o200k": O200K,
     "llama3": LLAMA3,
     "digits": DIGITS,
+    "tekken": TEKKEN,
     "none": NONE,
 }
 PATTERN_DESCRIPTIONS: dict[str, str] = {
@@ -69,6 +83,7 @@ PATTERN_DESCRIPTIONS: dict[str, str] = {
     "o200k": "GPT-4o / o200k_base",
     "llama3": "Llama 3",
     "digits": "GPT-4 style, single digits (seed 000, Qwen2.5)",
+    "tekken": "Mistral Tekken",
     "none": "no split: the whole text is one chunk",
 }
 # Patterns that may be cut into windows (see `Pretokenizer.windowed`); a property test checks each.

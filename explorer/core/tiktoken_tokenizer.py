@@ -7,6 +7,7 @@ asks for it, and kept in the user's cache so the next start does not pay for it 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable
 from functools import cached_property
@@ -17,10 +18,11 @@ import tiktoken
 from explorer.core.bpe import BPE, SpecialTokens, join_token_bytes
 from explorer.core.cache import cached_merges, read_merges
 from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
-from explorer.core.formats import tiktoken_file
+from explorer.core.formats import tekken, tiktoken_file
 from explorer.core.merges import MergeForest, recover_merges
 from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer
 from explorer.core.rust_calls import RustCall
+from explorer.core.tiktoken_bpe import TiktokenBPE
 from explorer.core.tokenizer import MAX_TOKEN_ID, ListedVocabulary, SpecialMode
 
 
@@ -45,6 +47,7 @@ class TiktokenTokenizer(ListedVocabulary):
         self.sha256 = ranks.sha256
         self.pattern = NAMED_PATTERNS.get(pattern, pattern)
         self._mergeable = ranks.vocab
+        self._ranks = ranks.ranks  # bytes -> id, tiktoken's merge priority
         self._vocab = list(ranks.vocab)  # with the special tokens' bytes, for token_bytes and decoding
         for token, token_id in special_tokens.items():
             if not 0 <= token_id < MAX_TOKEN_ID:
@@ -62,14 +65,30 @@ class TiktokenTokenizer(ListedVocabulary):
 
     @classmethod
     def bundled(cls, name: str) -> TiktokenTokenizer:
-        """`r50k_base` (alias `gpt2`), `cl100k_base` or `o200k_base`, from the files shipped with the app."""
+        """A bundled encoding (`o200k_base`, `llama3`, `tekken`, ... or an alias such as `gpt2`),
+        from the files shipped with the app."""
         encoding = tiktoken_file.bundled(name)
         if encoding is None:
             known = ", ".join(sorted([*tiktoken_file.BUNDLED, "gpt2"]))
             raise ExplorerError(f"no bundled encoding {name!r}; choose one of {known}")
-        ranks = tiktoken_file.read_ranks(encoding.path, expected_sha256=encoding.sha256)
-        return cls(ranks, encoding.pattern, encoding.special_tokens, encoding.name,
-                   f"bundled tiktoken encoding ({encoding.description})")
+        if not encoding.available:
+            raise ExplorerError(encoding.missing_reason())
+        if encoding.is_tekken:
+            ranks = tekken.read_tekken(encoding.path, expected_sha256=encoding.sha256).ranks
+        else:
+            ranks = tiktoken_file.read_ranks(encoding.path, expected_sha256=encoding.sha256)
+        return cls(ranks, encoding.pattern, encoding.special_tokens, encoding.name, encoding.source)
+
+    @classmethod
+    def from_tekken(cls, path: str | os.PathLike[str], document: object | None = None,
+                    data: bytes | None = None) -> TiktokenTokenizer:
+        """A Mistral Tekken file (`tekken.json`, or `.json.gz`), with its own pattern and specials;
+        pass the `document` and raw `data` when the caller has parsed them already."""
+        if document is None or data is None:
+            found = tekken.read_tekken(path)
+        else:
+            found = tekken.from_document(document, path, hashlib.sha256(data).hexdigest())
+        return cls(found.ranks, found.pattern, found.special_tokens, Path(path).name.split(".")[0], str(path))
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], pattern: str | None = None,
@@ -134,5 +153,5 @@ class TiktokenTokenizer(ListedVocabulary):
 
     @cached_property
     def _bpe(self) -> BPE:
-        return BPE(self.merges, self.pattern, self.special_tokens, self.name, source=self.source,
-                   vocab=self._mergeable, reference="tiktoken")
+        return TiktokenBPE(self.merges, self.pattern, self.special_tokens, self.name, self.source,
+                           self._mergeable, self._ranks)

@@ -236,7 +236,19 @@ def about_text() -> str:
     return (f"<h3>Tokenizer Explorer {__version__}</h3>"
             "<p>See byte-level BPE tokenization: train, encode, browse merges, chunks and bytes.</p>"
             f"<p>Qt {qVersion()} · PySide6 {PySide6.__version__}<br>"
-            f"tokenizers {tokenizers.__version__} · tiktoken {tiktoken.__version__ if hasattr(tiktoken, '__version__') else _dist_version('tiktoken')}</p>")
+            f"tokenizers {tokenizers.__version__} · tiktoken {tiktoken.__version__ if hasattr(tiktoken, '__version__') else _dist_version('tiktoken')}</p>"
+            + _encoding_notices())
+
+
+def _encoding_notices() -> str:
+    """The attributions the bundled encodings' licences ask for ("Built with Llama"), and where
+    the licences are."""
+    from explorer.core.formats.tiktoken_file import BUNDLED
+
+    notices = list(dict.fromkeys(encoding.notice for encoding in BUNDLED.values() if encoding.notice))
+    return ("<p><b>Bundled encodings</b> (OpenAI, Meta Llama, Qwen, Mistral): sources and licences in "
+            "resources/encodings/SOURCES.md and licenses/.</p>"
+            + "".join(f"<p>{notice}</p>" for notice in notices))
 
 
 def _dist_version(name: str) -> str:

@@ -1,7 +1,8 @@
 """The tokenizer picker in the toolbar, shared by every pane.
 
-Lists bundled encodings, tokenizers found in the Hugging Face cache, recent files, tokenizers
-trained in this session, and "Open tokenizer file...". Choosing one asks the session to load it.
+Lists bundled encodings grouped by family (OpenAI, Meta Llama, Qwen, Mistral), tokenizers found
+in the Hugging Face cache, recent files, tokenizers trained in this session, and "Open tokenizer
+file...". Choosing one asks the session to load it.
 """
 
 from __future__ import annotations
@@ -12,11 +13,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFileDialog, QWidget
 
+from explorer.core.load import TokenizerEntry, bundled_tokenizers
 from explorer.ui.session import TRAINED_PREFIX, Session
 
 OPEN_FILE = "__open__"
-BUNDLED = [("o200k_base", "GPT-4o (o200k_base)"), ("cl100k_base", "GPT-4 (cl100k_base)"),
-           ("r50k_base", "GPT-2 (r50k_base)")]
+# Newest first within each family, as people reach for them.
+_ORDER = ["o200k_base", "o200k_harmony", "cl100k_base", "r50k_base", "llama4", "llama3", "qwen", "tekken"]
+BUNDLED_ENTRIES: list[TokenizerEntry] = sorted(
+    bundled_tokenizers(), key=lambda e: _ORDER.index(e.name) if e.name in _ORDER else len(_ORDER))
+BUNDLED = [(entry.spec, f"{entry.description} ({entry.name})") for entry in BUNDLED_ENTRIES]
 FILE_FILTER = "Tokenizers (*.json *.tiktoken *.model);;All files (*)"
 
 
@@ -55,18 +60,21 @@ class TokenizerPicker(QComboBox):
         item.setFont(font)
         self._model.appendRow(item)
 
-    def _entry(self, label: str, spec: str) -> None:
+    def _entry(self, label: str, spec: str, tooltip: str = "") -> None:
         item = QStandardItem("   " + label)
         item.setData(spec, Qt.ItemDataRole.UserRole)
-        item.setToolTip(spec)
+        item.setToolTip(tooltip or spec)
         self._model.appendRow(item)
 
     def rebuild(self) -> None:
         self.blockSignals(True)
         self._model.clear()
-        self._header("Bundled encodings")
-        for spec, label in BUNDLED:
-            self._entry(label, spec)
+        family = None
+        for entry, (spec, label) in zip(BUNDLED_ENTRIES, BUNDLED):
+            if entry.family != family:
+                family = entry.family
+                self._header(f"{family} (bundled)")
+            self._entry(label, spec, f"{spec}: {entry.source}")
         if self._discovered:
             self._header("Hugging Face cache")
             for spec, label in self._discovered:

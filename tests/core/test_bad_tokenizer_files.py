@@ -22,7 +22,7 @@ from explorer.core.formats import own
 from explorer.core.formats.tiktoken_file import BUNDLED, read_ranks
 from explorer.core.hf_tokenizer import HFTokenizer
 from explorer.core.load import load_tokenizer
-from explorer.core.pretokenize import Pretokenizer
+from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer
 from explorer.core.rust_calls import RustCall, rust_panic
 from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
 from explorer.core.train import BpeTrainer, check_vocab_size
@@ -240,7 +240,7 @@ def test_held_stderr_is_passed_on_unless_the_call_panicked(capfd: pytest.Capture
 def test_a_bare_word_that_is_no_pattern_name_is_refused(pattern: str, hint: str) -> None:
     with pytest.raises(PatternError, match=f"{pattern!r} is not a pattern name; {hint}") as caught:
         Pretokenizer(pattern)
-    assert "gpt2, cl100k, o200k, llama3, digits, none" in str(caught.value)
+    assert ", ".join(NAMED_PATTERNS) in str(caught.value)
     assert f"regex:{pattern}" in str(caught.value)
     with pytest.raises(PatternError):
         BpeTrainer(300, pattern)
@@ -267,7 +267,7 @@ def test_empty_special_tokens_are_refused_before_training() -> None:
 @pytest.mark.parametrize(("spec", "suggestion"), [("o200k", "o200k_base"), ("CL100K_BASE", "cl100k_base"),
                                                   ("GPT-4", "cl100k_base"), ("r50k", "r50k_base")])
 def test_a_near_miss_of_a_bundled_name_suggests_it(spec: str, suggestion: str) -> None:
-    with pytest.raises(TokenizerFileError, match=f"no such file.*did you mean {suggestion}\\?"):
+    with pytest.raises(TokenizerFileError, match=f"no such file.*did you mean {suggestion}\\b"):
         load_tokenizer(spec)
 
 
@@ -314,7 +314,7 @@ def test_cli_refuses_bad_names_before_any_work(tmp_path: Path) -> None:
                           "regex:gpt4")
     forced = run("chunks", "--pattern", "regex:hello", "--text", "hello world")
     assert forced.returncode == 0 and forced.stdout.startswith("0\t5\t"), forced.stderr
-    assert_one_line_error(run("encode", "--tokenizer", "o200k", "--text", "hi"), "did you mean o200k_base?")
+    assert_one_line_error(run("encode", "--tokenizer", "o200k", "--text", "hi"), "did you mean o200k_base")
 
 
 def test_tokenizer_json_with_an_id_given_twice_is_refused(tmp_path: Path) -> None:

@@ -134,3 +134,16 @@ def test_round_trip_with_special_strings(text: str) -> None:
     tokenizer = trained()
     for mode in ("allowed", "plain"):
         assert tokenizer.decode(tokenizer.encode(text, special=mode)) == text  # type: ignore[arg-type]
+
+
+@given(words=st.lists(st.text(alphabet="<|>ab_1", min_size=1, max_size=6), min_size=1, max_size=12),
+       text=st.text(alphabet="<|>ab_1 x", max_size=60))
+def test_special_tokens_find_the_longest_at_each_place(words: list[str], text: str) -> None:
+    """The trie-shaped regex finds what the plain longest-first alternation finds."""
+    import regex
+
+    from explorer.core.bpe import SpecialTokens
+
+    longest_first = regex.compile("|".join(map(regex.escape, sorted(set(words), key=len, reverse=True))))
+    expected = [(m.start(), m.end(), m.group()) for m in longest_first.finditer(text)]
+    assert SpecialTokens({word: i for i, word in enumerate(words)}).find(text) == expected

@@ -157,7 +157,7 @@ def test_efficiency_table_and_csv(qtbot, session, pane: CorpusPane, tmp_path: Pa
     hindi_row = panel.model.rows.index(garden_hi)
     assert cell(model, hindi_row, PREMIUM) == f"×{garden_hi.tokens / garden_en.tokens:.2f}"
     assert garden_hi.tokens / garden_en.tokens > 3  # never saw Devanagari: the Hindi bill of seed 004
-    cl100k = rows.get(("GPT-4 (cl100k_base)", "Sample: Hindi (the same story)"))
+    cl100k = rows.get(("GPT-3.5, GPT-4 (cl100k_base)", "Sample: Hindi (the same story)"))
     assert cl100k is not None and (cl100k.tokens > 0 or cl100k.error)
     assert panel.export_csv(str(tmp_path / "e.csv"))
     exported = list(csv.DictReader((tmp_path / "e.csv").open()))

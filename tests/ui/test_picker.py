@@ -1,0 +1,50 @@
+"""The toolbar picker: bundled encodings grouped by family, each with its one-line description."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from explorer.ui.main_window import about_text
+from explorer.ui.picker import TokenizerPicker
+from explorer.ui.session import Session
+
+
+def rows(picker: TokenizerPicker) -> list[tuple[str, str | None, bool]]:
+    """(text, spec, selectable) of every row, headers included."""
+    model = picker.model()
+    return [(model.item(row).text().strip(), model.item(row).data(Qt.ItemDataRole.UserRole),
+             bool(model.item(row).flags() & Qt.ItemFlag.ItemIsSelectable)) for row in range(model.rowCount())]
+
+
+def test_bundled_encodings_are_grouped_by_family(qtbot: QtBot, session: Session) -> None:
+    picker = TokenizerPicker(session)
+    qtbot.addWidget(picker)
+    shown = rows(picker)
+    headers = [text for text, spec, selectable in shown if not selectable]
+    assert headers[:4] == ["OpenAI (bundled)", "Meta Llama (bundled)", "Qwen (bundled)", "Mistral (bundled)"]
+    specs = [spec for _, spec, _ in shown]
+    for name in ["o200k_harmony", "llama3", "llama4", "qwen", "tekken"]:
+        assert name in specs
+    labels = {spec: text for text, spec, _ in shown}
+    assert labels["llama3"] == "Llama 3, 3.1, 3.2, 3.3 (llama3)"
+    assert labels["tekken"] == "Mistral NeMo, Pixtral (tekken)"
+    # each entry sits under its family's header
+    assert specs.index("llama4") < specs.index("llama3") < shown.index(("Qwen (bundled)", None, False))
+
+
+def test_choosing_llama3_loads_it(qtbot: QtBot, session: Session) -> None:
+    picker = TokenizerPicker(session)
+    qtbot.addWidget(picker)
+    row = [spec for _, spec, _ in rows(picker)].index("llama3")
+    with qtbot.waitSignal(session.tokenizer_changed, timeout=30_000):
+        picker.activated.emit(row)
+    assert session.tokenizer is not None and session.tokenizer.name == "llama3"
+    assert session.tokenizer.encode("<|begin_of_text|>Hi", "allowed") == [128000, 13347]
+    assert picker.currentIndex() == row
+
+
+def test_about_shows_the_attributions_the_licences_ask_for(qapp: object) -> None:
+    text = about_text()
+    assert "Built with Meta Llama 3" in text and "Built with Llama." in text
+    assert "Llama 4 is licensed under the Llama 4 Community License" in text
