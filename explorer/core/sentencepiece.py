@@ -17,10 +17,10 @@ from functools import cached_property
 from pathlib import Path
 
 from explorer.core.bpe import BPE, SpecialTokens, TraceStep, join_token_bytes
-from explorer.core.errors import TokenizerFileError
+from explorer.core.errors import ExplorerError, TokenizerFileError
 from explorer.core.files import read_bytes
-from explorer.core.formats.sentencepiece_model import (BYTE, CONTROL, MODEL_TYPES, NORMAL, UNKNOWN, UNUSED,
-                                                       USER_DEFINED, ModelFile, parse_model)
+from explorer.core.formats.sentencepiece_model import (BUNDLED_MODELS, BYTE, CONTROL, MODEL_TYPES, NORMAL, UNKNOWN,
+                                                       UNUSED, USER_DEFINED, ModelFile, parse_model)
 from explorer.core.merges import MergeForest
 from explorer.core.sentencepiece_bpe import Step, merge, recover_parents, score_ranks
 from explorer.core.tokenizer import VIEW_CHUNKS, ListedVocabulary, SpecialMode, Token, UnsupportedView
@@ -90,9 +90,25 @@ class SentencePieceTokenizer(ListedVocabulary):
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], name: str | None = None) -> SentencePieceTokenizer:
+        """Any SentencePiece BPE `.model` file (a copy of a bundled one keeps its name)."""
         data = read_bytes(path)
-        return cls(parse_model(data, path), name or Path(path).name.split(".")[0], str(path),
-                   hashlib.sha256(data).hexdigest())
+        sha256 = hashlib.sha256(data).hexdigest()
+        known = next((model for model in BUNDLED_MODELS.values() if model.sha256 == sha256), None)
+        default = known.name if known is not None else Path(path).name.split(".")[0]
+        return cls(parse_model(data, path), name or default, str(path), sha256)
+
+    @classmethod
+    def bundled(cls, name: str) -> SentencePieceTokenizer:
+        """`mistral_v1`, `mistral_v3` or `mistral_v7`, from the files shipped with the app."""
+        model = BUNDLED_MODELS.get(name)
+        if model is None:
+            raise ExplorerError(f"no bundled SentencePiece model {name!r}; choose one of {', '.join(BUNDLED_MODELS)}")
+        data = read_bytes(model.path)
+        sha256 = hashlib.sha256(data).hexdigest()
+        if sha256 != model.sha256:
+            raise TokenizerFileError(model.path, f"sha256 is {sha256}, not the pinned {model.sha256}: the file is "
+                                     "damaged or a different version; run packaging/fetch_sentencepiece.py to restore it")
+        return cls(parse_model(data, model.path), model.name, model.source, sha256)
 
     # Encoding
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import struct
 from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
 
 from explorer.core.errors import TokenizerFileError
 from explorer.core.files import read_bytes
@@ -170,17 +172,61 @@ def parse_model(data: bytes, path: object = "<model>") -> ModelFile:
     return ModelFile(pieces, normalizer=normalizer, denormalizer=denormalizer, **trainer)  # type: ignore[arg-type]
 
 
-def looks_like_model(head: bytes) -> bool:
-    """A ModelProto starts with its first piece: field 1, length-delimited (0x0A), holding a
-    SentencePiece message that starts with its text (field 1 again, 0x0A)."""
-    if len(head) < 4 or head[0] != 0x0A:
+def looks_like_model(data: bytes) -> bool:
+    """Whether `data` starts as a ModelProto does: field 1 (a piece, 0x0A) holding a message whose
+    first field is the piece's text (0x0A again), non-empty UTF-8. Text files never pass."""
+    if len(data) < 4 or data[0] != 0x0A:
         return False
     try:
-        _, position = _varint(head, 1)
-    except (IndexError, ValueError):
+        length, position = _varint(data, 1)
+        if data[position] != 0x0A or position + length > len(data):
+            return False
+        first = _fields(data[position:position + length], "<model>")
+    except (IndexError, ValueError, TokenizerFileError):
         return False
-    return position < len(head) and head[position] == 0x0A
+    return bool(first) and first[0][:2] == (1, _BYTES) and _is_text(first[0][2])
+
+
+def _is_text(value: object) -> bool:
+    try:
+        return bool(bytes(value).decode("utf-8"))  # type: ignore[call-overload]
+    except (UnicodeDecodeError, TypeError):
+        return False
 
 
 def read_model(path: str | os.PathLike[str]) -> ModelFile:
     return parse_model(read_bytes(path), path)
+
+
+@dataclass(frozen=True)
+class BundledModel:
+    """A SentencePiece model shipped with the app (packaging/fetch_sentencepiece.py fetches them)."""
+
+    name: str
+    sha256: str
+    description: str
+    member: str  # where it is in the mistral-common wheel
+    family: str = "Mistral"
+
+    @property
+    def path(self) -> Path:
+        """The shipped file, found through the package so it works from a wheel or a checkout."""
+        return Path(str(resources.files("explorer.resources") / "sentencepiece" / f"{self.name}.model"))
+
+    @property
+    def source(self) -> str:
+        return f"bundled SentencePiece model ({self.description})"
+
+
+BUNDLED_MODELS: dict[str, BundledModel] = {
+    model.name: model
+    for model in [
+        BundledModel("mistral_v1", "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
+                     "Mistral 7B v0.1-v0.2, Mixtral 8x7B", "mistral_common/data/tokenizer.model.v1"),
+        BundledModel("mistral_v3", "9addc8bdce5988448ae81b729336f43a81262160ae8da760674badab9d4c7d33",
+                     "Mistral 7B v0.3, Mixtral 8x22B, Codestral 22B",
+                     "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3"),
+        BundledModel("mistral_v7", "1b968b8dc352f42192367337c78ccc61e1eaddc6d641a579372d4f20694beb7a",
+                     "Mistral Large 2411", "mistral_common/data/mistral_instruct_tokenizer_241114.model.v7"),
+    ]
+}
