@@ -4,6 +4,8 @@ A spec is a bundled encoding (`o200k_base`, `cl100k_base`, `r50k_base` or `gpt2`
 for a model in the local Hugging Face cache, or a path: our own JSON, a Hugging Face
 tokenizer.json (or a folder holding one), a `.tiktoken` rank file, or a minbpe `.model`.
 Files are recognised by their content, so a renamed file still loads.
+SentencePiece BPE models load too: the bundled `mistral_v1`, `mistral_v3` and `mistral_v7`, any
+SentencePiece `.model` file, and a cached model's `tokenizer.model` when it has no tokenizer.json.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from pathlib import Path
 from explorer.core.errors import TokenizerFileError
 from explorer.core.files import parse_json, read_bytes
 from explorer.core.formats import minbpe, own, tiktoken_file
-from explorer.core.hf_cache import HF_PREFIX, cached_models, find_model, hub_cache_dir
+from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS, looks_like_model
+from explorer.core.hf_cache import HF_PREFIX, SENTENCEPIECE_FILE, cached_models, find_model, hub_cache_dir
 from explorer.core.hf_tokenizer import HFTokenizer, looks_like_tokenizer_json
+from explorer.core.sentencepiece import SentencePieceTokenizer
 from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
 from explorer.core.tokenizer import Tokenizer
 
@@ -30,6 +34,8 @@ class TokenizerEntry:
     name: str
     source: str
     spec: str
+    family: str = ""  # the picker's group for a bundled encoding: "OpenAI", "Meta Llama", ...
+    description: str = ""  # one line for a bundled encoding: the models that use it
 
 
 def load_tokenizer(spec: str, pattern: str | None = None) -> Tokenizer:
@@ -40,17 +46,21 @@ def load_tokenizer(spec: str, pattern: str | None = None) -> Tokenizer:
     """
     if tiktoken_file.bundled(spec) is not None:
         return TiktokenTokenizer.bundled(spec)
+    if spec in BUNDLED_MODELS:
+        return SentencePieceTokenizer.bundled(spec)
     if spec.startswith(HF_PREFIX):
         model = find_model(spec)
         if model is None:
             raise TokenizerFileError(spec, f"no such model in the Hugging Face cache ({hub_cache_dir()}); "
                                      "`tokenizer-explorer list` shows the models found there")
+        if model.path.name == SENTENCEPIECE_FILE:
+            return SentencePieceTokenizer.from_file(model.path, name=model.name)
         return HFTokenizer.from_file(model.path, name=model.name)
     path = Path(spec)
     if path.is_dir():
-        if not (path / "tokenizer.json").is_file():
-            raise TokenizerFileError(spec, "a folder without a tokenizer.json")
-        path = path / "tokenizer.json"
+        if not (path / "tokenizer.json").is_file() and not (path / SENTENCEPIECE_FILE).is_file():
+            raise TokenizerFileError(spec, f"a folder without a tokenizer.json or a {SENTENCEPIECE_FILE}")
+        path = path / ("tokenizer.json" if (path / "tokenizer.json").is_file() else SENTENCEPIECE_FILE)
     return load_file(path, pattern)
 
 
@@ -71,17 +81,25 @@ def load_file(path: Path, pattern: str | None = None) -> Tokenizer:
             return HFTokenizer.from_json(document, text, path)
         raise TokenizerFileError(path, "unsupported JSON: neither a tokenizer-explorer file nor a Hugging Face "
                                  "tokenizer.json (which has a \"model\")")
+    if looks_like_model(data):
+        return SentencePieceTokenizer.from_file(path)
     if path.suffix == ".tiktoken" or _RANK_LINE.match(data):
         return TiktokenTokenizer.from_file(path, pattern)
     if not data.strip():
         raise TokenizerFileError(path, "the file is empty")
     raise TokenizerFileError(path, "unsupported tokenizer file: expected a tokenizer.json, our own JSON, "
-                             "a .tiktoken rank file or a minbpe .model")
+                             "a .tiktoken rank file, a minbpe .model or a SentencePiece .model")
 
 
 def bundled_tokenizers() -> list[TokenizerEntry]:
     return [TokenizerEntry(encoding.name, f"bundled tiktoken encoding ({encoding.description})", encoding.name)
             for encoding in tiktoken_file.BUNDLED.values()]
+
+
+def bundled_sentencepiece() -> list[TokenizerEntry]:
+    """The SentencePiece models shipped with the app (Mistral's)."""
+    return [TokenizerEntry(model.name, model.source, model.name, model.family, model.description)
+            for model in BUNDLED_MODELS.values()]
 
 
 def discover_tokenizers() -> list[TokenizerEntry]:
@@ -91,4 +109,4 @@ def discover_tokenizers() -> list[TokenizerEntry]:
 
 def list_tokenizers() -> list[TokenizerEntry]:
     """Bundled encodings first, then what the Hugging Face cache holds."""
-    return bundled_tokenizers() + discover_tokenizers()
+    return bundled_tokenizers() + bundled_sentencepiece() + discover_tokenizers()
