@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from explorer.core.audit import _drain, audit_vocabulary
 from explorer.core.bpe import BPE
 from explorer.core.errors import SpecialTokenError, TokenizerFileError
+from explorer.core.findings import audit_check
 from explorer.core.formats import minbpe
 from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS, parse_model, read_model
 from explorer.core.load import list_tokenizers, load_tokenizer
@@ -173,6 +174,12 @@ def test_audit_finds_pieces_reachable(mistral_v3: SentencePieceTokenizer) -> Non
     """A piece is encoded alone without the `▁` in front (else almost every piece looks unreachable)."""
     audit = _drain(audit_vocabulary(mistral_v3))
     assert audit.unreachable_checked and len(audit.unreachable) < 50
+
+
+def test_prompt_findings_know_the_dummy_prefix(mistral_v3: SentencePieceTokenizer) -> None:
+    """`▁Hello` is what "Hello" encodes to: no "unreachable" finding for it."""
+    verdict = audit_check(mistral_v3)
+    assert [verdict(i) for i in mistral_v3.encode("Hello world")] == [None, None]
 
 
 def test_bundled_names_files_and_folders(tmp_path: Path) -> None:
