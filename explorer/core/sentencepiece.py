@@ -162,6 +162,13 @@ class SentencePieceTokenizer(ListedVocabulary):
                 ids.extend(self._encode_text(segment))
         return ids
 
+    def spelled_text(self, text: str, special: SpecialMode = "disallowed") -> str:
+        """The text the tokens' bytes spell: `text` with a space in front of each run of ordinary text
+        (the `▁` SentencePiece puts there), for views that show the model's bytes."""
+        return "".join(segment if special_id is not None or not segment else
+                       (" " if self._prefix else "") + segment
+                       for _, segment, special_id in self._special.segments(text, special))
+
     def encode_alone(self, data: bytes) -> list[int]:
         """What a token's own bytes encode to without the dummy prefix (for the vocabulary audit)."""
         text = data.decode("utf-8", errors="surrogateescape")
