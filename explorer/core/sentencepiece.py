@@ -14,7 +14,10 @@ import os
 import re
 from collections.abc import Iterable
 from functools import cached_property
+from itertools import repeat
 from pathlib import Path
+
+import numpy as np
 
 from explorer.core.bpe import BPE, SpecialTokens, TraceStep, join_token_bytes
 from explorer.core.errors import ExplorerError, TokenizerFileError
@@ -175,35 +178,53 @@ class SentencePieceTokenizer(ListedVocabulary):
         return self.encode_normalized(text.replace(" ", SPACE) if self._space == SPACE else text)
 
     def encode_tokens(self, text: str, special: SpecialMode = "disallowed") -> list[Token]:
-        """Tokens with spans into `text`: the `▁` put in front belongs to the first character (a token
-        that is only that `▁` has an empty span), and the bytes of a character that fell back to
-        bytes each get that character, cut (`cuts_start`/`cuts_end`) as for byte-level tokens."""
+        """Tokens with spans into `text` (see `span_columns`)."""
         tokens: list[Token] = []
-        offsets = _byte_offsets(text)
+        byte_position = 0
         for start, segment, special_id in self._special.segments(text, special):
+            size = len(segment.encode("utf-8", errors="surrogatepass"))
             if special_id is not None:
-                end = start + len(segment)
-                tokens.append(Token(special_id, self._vocab[special_id], start, end, offsets[start], offsets[end],
-                                    special=True))
-                continue
-            ids = self._encode_text(segment)
-            position = -len(self._prefix)  # in characters of `segment`; the prefix comes first
-            within = 0  # bytes of the current character already given to byte tokens
-            for index, token_id in enumerate(ids):
-                data = self._vocab[token_id]
-                if self._is_byte[token_id]:
-                    following = ids[index + 1] if index + 1 < len(ids) else None
-                    ends = following is None or not self._is_byte[following] or not 0x80 <= self._vocab[following][0] < 0xC0
-                    char = start + max(position, 0)
-                    tokens.append(Token(token_id, data, char, char + 1, offsets[char] + within,
-                                        offsets[char] + within + 1, False, within > 0, not ends))
-                    within = 0 if ends else within + 1
-                    position += ends
-                    continue
-                first, position = max(position, 0), position + self._length[token_id]
-                tokens.append(Token(token_id, data, start + first, start + position, offsets[start + first],
-                                    offsets[start + position]))
+                tokens.append(Token(special_id, self._vocab[special_id], start, start + len(segment), byte_position,
+                                    byte_position + size, special=True))
+            elif segment:
+                ids, starts, ends, byte_starts, byte_ends, cuts_start, cuts_end = self.span_columns(segment)
+                tokens.extend(map(Token, ids.tolist(), [self._vocab[i] for i in ids.tolist()],
+                                  (starts + start).tolist(), (ends + start).tolist(),
+                                  (byte_starts + byte_position).tolist(), (byte_ends + byte_position).tolist(),
+                                  repeat(False), cuts_start.tolist(), cuts_end.tolist()))
+            byte_position += size
         return tokens
+
+    def span_columns(self, text: str) -> tuple[np.ndarray, ...]:
+        """The ids of ordinary text and, per token, its character start and end, byte start and end in
+        `text`, and whether it starts or ends inside a character: numpy columns, no loop per token.
+
+        The `▁` put in front belongs to the first character (a token that is only that `▁` has an
+        empty span); the bytes of a character that fell back to bytes each get that character and
+        are cut (`cuts_start`/`cuts_end`) as byte-level tokens are.
+        """
+        ids = np.asarray(self._encode_text(text), np.int64)
+        count = np.arange(len(ids))
+        is_byte = self._columns["byte"][ids]
+        continues = self._columns["continuation"][ids]  # a byte token holding a character's later byte
+        next_continues = np.zeros(len(ids), bool)
+        next_continues[:-1] = continues[1:]
+        advance = np.where(is_byte, ~next_continues, self._columns["length"][ids])  # normalized characters
+        after = np.cumsum(advance) - len(self._prefix)
+        starts = np.maximum(after - advance, 0)
+        ends = np.where(is_byte, starts + 1, after)
+        within = count - np.maximum.accumulate(np.where(continues, 0, count))  # bytes into its character
+        offsets = _byte_offsets(text)
+        byte_starts = offsets[starts] + within
+        byte_ends = np.where(is_byte, byte_starts + 1, offsets[ends])
+        return ids, starts, ends, byte_starts, byte_ends, within > 0, is_byte & next_continues
+
+    @cached_property
+    def _columns(self) -> dict[str, np.ndarray]:
+        """Per id: is it a byte token, one holding a continuation byte, and how many normalized characters."""
+        is_byte = np.asarray(self._is_byte, bool)
+        continuation = is_byte & np.asarray([bool(data) and 0x80 <= data[0] < 0xC0 for data in self._vocab], bool)
+        return {"byte": is_byte, "continuation": continuation, "length": np.asarray(self._length, np.int64)}
 
     # Decoding
 
@@ -314,14 +335,13 @@ def _piece_bytes(piece: str, kind: int) -> bytes:
     return piece.replace(SPACE, " ").encode("utf-8")
 
 
-def _byte_offsets(text: str) -> list[int]:
+def _byte_offsets(text: str) -> np.ndarray:
     """character index -> byte offset in UTF-8, for every character and the end."""
     if text.isascii():
-        return list(range(len(text) + 1))
-    offsets = [0]
-    for char in text:
-        offsets.append(offsets[-1] + len(char.encode("utf-8", errors="surrogatepass")))
-    return offsets
+        return np.arange(len(text) + 1)
+    codes = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), np.uint32)
+    sizes = 1 + (codes >= 0x80).astype(np.int64) + (codes >= 0x800) + (codes >= 0x10000)
+    return np.concatenate([[0], np.cumsum(sizes)])
 
 
 def _check_supported(model: ModelFile, path: object) -> None:

@@ -19,6 +19,7 @@ from explorer.core.audit import _drain, audit_vocabulary
 from explorer.core.bpe import BPE
 from explorer.core.errors import SpecialTokenError, TokenizerFileError
 from explorer.core.findings import audit_check
+from explorer.core.incremental import CUTS_END, CUTS_START, SPECIAL, encode_stream, join_batches
 from explorer.core.formats import minbpe
 from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS, parse_model, read_model
 from explorer.core.load import list_tokenizers, load_tokenizer
@@ -146,6 +147,20 @@ def test_token_bytes_and_spans(mistral_v3: SentencePieceTokenizer) -> None:
         assert text.encode()[token.byte_start:token.byte_end] == token.bytes
     alone = mistral_v3.encode_tokens("घ")  # the front `▁` alone, then three bytes
     assert (alone[0].bytes, alone[0].start, alone[0].end) == (b" ", 0, 0)
+
+
+@pytest.mark.parametrize("mode", ["plain", "allowed"])
+def test_streamed_columns_equal_the_tokens(mistral_v3: SentencePieceTokenizer, mode: str) -> None:
+    """The Tokens pane's batches (span_columns, numpy) say what encode_tokens says, token by token."""
+    text = HINDI + " [INST] 🤗 x  y [/INST]" + SAMPLES[-6] * 3
+    tokens = mistral_v3.encode_tokens(text, mode)  # type: ignore[arg-type]
+    batch = join_batches(list(encode_stream(mistral_v3, text, mode)))  # type: ignore[arg-type]
+    assert batch.ids.tolist() == [t.id for t in tokens]
+    assert batch.starts.tolist() == [t.start for t in tokens] and batch.ends.tolist() == [t.end for t in tokens]
+    assert batch.byte_starts.tolist() == [t.byte_start for t in tokens]
+    assert batch.flags.tolist() == [SPECIAL * t.special | CUTS_START * t.cuts_start | CUTS_END * t.cuts_end
+                                    for t in tokens]
+    assert (batch.char_end, batch.byte_end) == (len(text), len(text.encode()))
 
 
 def test_merges_recovered_from_scores(mistral_v3: SentencePieceTokenizer) -> None:
