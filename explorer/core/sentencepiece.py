@@ -62,8 +62,7 @@ class SentencePieceTokenizer(ListedVocabulary):
         if self.byte_fallback:
             self.kind = "SentencePiece BPE with byte fallback"
         spec = model.normalizer
-        self._space = SPACE if spec.escape_whitespaces else " "
-        self._prefix = self._space if spec.add_dummy_prefix else ""
+        self._prefix = SPACE if spec.add_dummy_prefix else ""
         self.pieces = [p.piece for p in model.pieces]
         normal: dict[str, int] = {}  # bpe_model's pieces_: what merges may make (first id wins)
         reserved: dict[str, int] = {}  # control, unknown and byte pieces
@@ -85,10 +84,8 @@ class SentencePieceTokenizer(ListedVocabulary):
         # A merge never joins a character to a following `▁` unless some piece holds one after
         # another character; then the text can be cut before every run of `▁` and each chunk
         # merged (and cached) alone with the same result.
-        space = self._space
-        cuttable = not any(a != space and b == space for piece in normal for a, b in zip(piece, piece[1:]))
-        self._chunk_regex = re.compile(f"{re.escape(space)}+[^{re.escape(space)}]*|[^{re.escape(space)}]+"
-                                       if cuttable else r".+", re.DOTALL)
+        cuttable = not any(a != SPACE and b == SPACE for piece in normal for a, b in zip(piece, piece[1:]))
+        self._chunk_regex = re.compile(f"{SPACE}+[^{SPACE}]*|[^{SPACE}]+" if cuttable else r".+", re.DOTALL)
         self._cache = _ChunkCache(self)
 
     @classmethod
@@ -123,7 +120,7 @@ class SentencePieceTokenizer(ListedVocabulary):
         """
         if not text:
             return ""
-        return self._prefix + (text.replace(" ", SPACE) if self._space == SPACE else text)
+        return self._prefix + text.replace(" ", SPACE)
 
     def symbols(self, normalized: str) -> list[str]:
         """Where merging starts: characters, with user-defined pieces matched whole (longest first)."""
@@ -175,7 +172,7 @@ class SentencePieceTokenizer(ListedVocabulary):
     def encode_alone(self, data: bytes) -> list[int]:
         """What a token's own bytes encode to without the dummy prefix (for the vocabulary audit)."""
         text = data.decode("utf-8", errors="surrogateescape")
-        return self.encode_normalized(text.replace(" ", SPACE) if self._space == SPACE else text)
+        return self.encode_normalized(text.replace(" ", SPACE))
 
     def encode_tokens(self, text: str, special: SpecialMode = "disallowed") -> list[Token]:
         """Tokens with spans into `text` (see `span_columns`)."""
@@ -210,6 +207,8 @@ class SentencePieceTokenizer(ListedVocabulary):
         next_continues = np.zeros(len(ids), bool)
         next_continues[:-1] = continues[1:]
         advance = np.where(is_byte, ~next_continues, self._columns["length"][ids])  # normalized characters
+        if not self.byte_fallback and (ids == self.unk_id).any():  # an <unk> is as long as what it stands for
+            advance = np.asarray(self._symbol_lengths(text), np.int64)
         after = np.cumsum(advance) - len(self._prefix)
         starts = np.maximum(after - advance, 0)
         ends = np.where(is_byte, starts + 1, after)
@@ -218,6 +217,23 @@ class SentencePieceTokenizer(ListedVocabulary):
         byte_starts = offsets[starts] + within
         byte_ends = np.where(is_byte, byte_starts + 1, offsets[ends])
         return ids, starts, ends, byte_starts, byte_ends, within > 0, is_byte & next_continues
+
+    def _symbol_lengths(self, text: str) -> list[int]:
+        """Normalized characters of each token of `text`, from the merged pieces (a run of unknown
+        ones is one <unk>, as in `_encode_text`)."""
+        lengths: list[int] = []
+        unknown = False
+        for chunk in self._chunk_regex.findall(self.normalize(text)):
+            for symbol in merge(self.symbols(chunk), self._rank_of, self.user_defined):
+                if self._id_of.get(symbol, self.unk_id) != self.unk_id:
+                    lengths.append(len(symbol))
+                    unknown = False
+                elif unknown:
+                    lengths[-1] += len(symbol)
+                else:
+                    lengths.append(len(symbol))
+                    unknown = True
+        return lengths
 
     @cached_property
     def _columns(self) -> dict[str, np.ndarray]:
@@ -355,6 +371,8 @@ def _check_supported(model: ModelFile, path: object) -> None:
                         "Mistral use it)")
     if spec.remove_extra_whitespaces:
         problems.append("it removes extra whitespace, which is not supported")
+    if not spec.escape_whitespaces:
+        problems.append("it keeps spaces as they are (escape_whitespaces off), which is not supported")
     if model.treat_whitespace_as_suffix:
         problems.append("it puts `▁` after words (treat_whitespace_as_suffix), which is not supported")
     if model.denormalizer is not None and (model.denormalizer.precompiled_charsmap or

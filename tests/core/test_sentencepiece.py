@@ -228,27 +228,35 @@ def test_refuses_what_it_cannot_encode_exactly() -> None:
                                                                       precompiled_charsmap=b"\x01\x02"))
     with pytest.raises(TokenizerFileError, match="normalizer is 'nmt_nfkc'; only 'identity'"):
         SentencePieceTokenizer(nfkc, "x", "x.model")
+    with pytest.raises(TokenizerFileError, match="escape_whitespaces off"):
+        SentencePieceTokenizer(dataclasses.replace(model, normalizer=dataclasses.replace(
+            model.normalizer, escape_whitespaces=False, remove_extra_whitespaces=True)), "x", "x.model")
     with pytest.raises(TokenizerFileError, match="Unigram model; only BPE"):
         SentencePieceTokenizer(dataclasses.replace(model, model_type=1), "x", "x.model")
     with pytest.raises(TokenizerFileError, match="damaged or truncated"):
         parse_model(BUNDLED_MODELS["mistral_v1"].path.read_bytes()[:1001], "cut.model")
 
 
-def test_trained_model_with_user_symbols_and_ties(tmp_path: Path) -> None:
-    """A model trained here: user-defined pieces are never merged, equal scores go leftmost first."""
+@pytest.mark.parametrize("options", [{"byte_fallback": True}, {"byte_fallback": False},
+                                     {"byte_fallback": True, "add_dummy_prefix": False}])
+def test_trained_models_with_other_options(tmp_path: Path, options: dict[str, bool]) -> None:
+    """Models trained here: user-defined pieces are never merged, equal scores go leftmost first,
+    and without byte fallback a run of unknown characters is one <unk> (decoded ` ⁇ `)."""
     rng = random.Random(3)
     lines = [" ".join(rng.choice(["low", "lower", "newest", "widest", "<sep>", "aaaa", "ab"]) for _ in range(12))
              for _ in range(400)]
     (tmp_path / "corpus.txt").write_text("\n".join(lines), encoding="utf-8")
     spm.SentencePieceTrainer.train(input=str(tmp_path / "corpus.txt"), model_prefix=str(tmp_path / "toy"),
-                                   model_type="bpe", vocab_size=300, byte_fallback=True, user_defined_symbols=["<sep>"],
-                                   normalization_rule_name="identity", remove_extra_whitespaces=False,
-                                   character_coverage=1.0, minloglevel=2)
+                                   model_type="bpe", vocab_size=300 if options["byte_fallback"] else 44,
+                                   user_defined_symbols=["<sep>"], normalization_rule_name="identity",
+                                   remove_extra_whitespaces=False, character_coverage=1.0, minloglevel=2, **options)
     ours = SentencePieceTokenizer.from_file(tmp_path / "toy.model")
     ref = spm.SentencePieceProcessor(model_file=str(tmp_path / "toy.model"))
-    for text in ["lower<sep>newest", "aaaaaaa ab<sep><sep>", "xyz ñ lowest", *lines[:50]]:
+    for text in ["lower<sep>newest", "aaaaaaa ab<sep><sep>", "xyz ñ lowest 中文q", "  lo  w ", *lines[:50]]:
         assert ours.encode(text, "plain") == ref.encode(text)
         assert ours.decode(ours.encode(text, "plain")) == ref.decode(ref.encode(text))
+    spans = ours.encode_tokens("xyz lowest")
+    assert spans[-1].end == len("xyz lowest") and [t.id for t in spans] == ref.encode("xyz lowest")
 
 
 _PAIRS: list[tuple[SentencePieceTokenizer, object]] = []
