@@ -32,7 +32,7 @@ def merge(symbols: list[str], rank_of: dict[str, int], frozen: frozenset[str] = 
     """Merge `symbols` in place as SentencePiece does and return them; with `steps`, record
     every merge in order (for traces and for recovering a piece's parents).
 
-    >>> merge(list("▁aab"), {"aa": 0, "▁a": 1, "ab": 2, "▁aa": 3})
+    >>> merge(list("▁aab"), {"aa": 0, "▁a": 1, "ab": 2})  # `aa` is the best pair, though `▁a` comes first
     ['▁', 'aa', 'b']
     """
     if frozen:

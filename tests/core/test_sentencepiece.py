@@ -24,6 +24,7 @@ from explorer.core.formats import minbpe
 from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS, parse_model, read_model
 from explorer.core.load import list_tokenizers, load_tokenizer
 from explorer.core.sentencepiece import SentencePieceTokenizer
+from explorer.core.sentencepiece_bpe import NEVER, _merge_long, merge
 from tests.conftest import HARD_CASES
 
 spm = pytest.importorskip("sentencepiece")
@@ -97,6 +98,14 @@ def test_decode_any_ids_equals_sentencepiece(ids: list[int], byte_ids: list[int]
     for ours, ref in _pairs():
         valid = [i for i in mixed if i < ours.vocab_size]
         assert ours.decode(valid) == ref.decode(valid)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("abc", min_size=49, max_size=120), st.dictionaries(st.text("abc", min_size=2, max_size=5),
+                                                                   st.integers(0, 6), max_size=40))
+def test_heap_and_list_merges_agree(text: str, rank_of: dict[str, int]) -> None:
+    """Long runs take the heap; its (rank, position) order is the list loop's "best, then leftmost"."""
+    assert _merge_long(list(text), lambda a, b: rank_of.get(a + b, NEVER)) == merge(list(text), rank_of, steps=[])
 
 
 def test_decode_round_trips(pair: tuple[SentencePieceTokenizer, object]) -> None:
