@@ -298,7 +298,7 @@ class SentencePieceTokenizer(ListedVocabulary):
 
     @cached_property
     def forest(self) -> MergeForest:
-        return MergeForest(self.merges, self._vocab)
+        return MergeForest(self.merges, self._vocab, leaf="char")
 
     def trace_start(self, chunk: str | bytes) -> list[int]:
         text = chunk.decode("utf-8", errors="replace") if isinstance(chunk, bytes) else chunk

@@ -267,6 +267,9 @@ def test_sentencepiece_tree_and_trace(qtbot: QtBot, session: Session) -> None:
     token = mistral.encode("international")[0]
     pane.navigate(token)
     assert pane.forest is not None and pane.forest.parents(token) is not None
+    leaves = [node for node in pane.token_panel.tree_view.nodes if pane.forest.parents(node.token_id) is None]
+    assert len(leaves) == len("▁international") and all(node.lines[1:] == ["char"] for node in leaves)
+    assert "merges down to a char" in pane.token_panel.legend.text()
     trace = pane.trace_panel
     trace.set_text("internationalization झ")
     assert trace.trace is not None and trace.total > 5
