@@ -15,6 +15,7 @@ def run_smoke() -> int:
     started = time.perf_counter()
     from PySide6.QtWidgets import QApplication
 
+    from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS
     from explorer.core.formats.tiktoken_file import BUNDLED
     from explorer.core.load import load_tokenizer
     from explorer.ui.main_window import MainWindow
@@ -26,8 +27,9 @@ def run_smoke() -> int:
     print(f"window: {window.windowTitle()!r}, {window.tabs.count()} panes, "
           f"{time.perf_counter() - started:.2f} s")
     failures = 0
-    for name, encoding in BUNDLED.items():
-        if not encoding.shipped:  # read from its package (Llama), which a bundle need not hold
+    for name in [*BUNDLED, *BUNDLED_MODELS]:
+        encoding = BUNDLED.get(name)
+        if encoding is not None and not encoding.shipped:  # Llama: read from its package, which a bundle lacks
             print(f"{name}: {'from its package' if encoding.available else 'not installed (not shipped)'}")
             continue
         try:

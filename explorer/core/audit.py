@@ -69,6 +69,7 @@ def audit_vocabulary(tokenizer: Tokenizer) -> Iterator[AuditProgress]:
             encode_bytes = tokenizer.as_bpe().encode_bytes
         except UnsupportedView:
             pass
+    encode_alone = getattr(tokenizer, "encode_alone", None)  # SentencePiece: a piece without the `▁` put in front
     result.unreachable_checked = forest is not None
     for start in range(0, size, _STEP):
         for token_id in range(start, min(start + _STEP, size)):
@@ -85,7 +86,9 @@ def audit_vocabulary(tokenizer: Tokenizer) -> Iterator[AuditProgress]:
                     result.impossible.add(token_id)
             if forest is None or forest.rank(token_id) is None:
                 continue  # bytes are always reachable; only merged tokens can be left over
-            if complete:
+            if encode_alone is not None:
+                alone = encode_alone(data)
+            elif complete:
                 alone = tokenizer.encode(data.decode("utf-8"), "plain")
             elif encode_bytes is not None:
                 alone = encode_bytes(data)

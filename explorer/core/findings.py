@@ -205,6 +205,10 @@ def audit_check(tokenizer: Tokenizer) -> Callable[[int], str | None]:
     from explorer.core.utf8 import impossible_in_utf8, is_complete
 
     forest = tokenizer.forest
+    encode_alone = getattr(tokenizer, "encode_alone", None)  # SentencePiece: without the `▁` put in front
+    if encode_alone is None:
+        def encode_alone(data: bytes) -> list[int]:
+            return tokenizer.encode(data.decode("utf-8"), "plain")
 
     def verdict(token_id: int) -> str | None:
         if token_id in tokenizer.special_tokens.values():
@@ -213,7 +217,7 @@ def audit_check(tokenizer: Tokenizer) -> Callable[[int], str | None]:
         if any(map(impossible_in_utf8, data)):
             return "impossible in UTF-8"
         if forest is not None and forest.rank(token_id) is not None and is_complete(data):
-            if tokenizer.encode(data.decode("utf-8"), "plain") != [token_id]:
+            if encode_alone(data) != [token_id]:
                 return "unreachable (encoding its own text gives other tokens)"
         return None
 

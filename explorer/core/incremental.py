@@ -144,6 +144,14 @@ def _spanned_batch(tokens: list[Token], segment: str, char0: int, byte0: int) ->
                       byte0 + len(segment.encode("utf-8", errors="surrogatepass")))
 
 
+def _column_batch(columns: tuple[np.ndarray, ...], segment: str, char0: int, byte0: int) -> TokenBatch:
+    """A batch from a tokenizer's `span_columns`: ids, starts, ends, byte starts and ends, cut flags."""
+    ids, starts, ends, byte_starts, _, cuts_start, cuts_end = columns
+    flags = (cuts_start * np.uint8(CUTS_START) | cuts_end * np.uint8(CUTS_END)).astype(np.uint8)
+    return TokenBatch(ids, char0 + starts, char0 + ends, byte0 + byte_starts, flags, np.asarray([char0], np.int64),
+                      char0 + len(segment), byte0 + len(segment.encode("utf-8", errors="surrogatepass")))
+
+
 def _pieces(tokenizer: Tokenizer, text: str) -> list[str]:
     pretokenizer = tokenizer.pretokenizer
     return pretokenizer.pieces(text) if pretokenizer is not None and text else ([text] if text else [])
@@ -191,7 +199,9 @@ def encode_stream(tokenizer: Tokenizer, text: str, mode: SpecialMode = "plain", 
             continue
         segment = text[start:end]
         if not tokenizer.spells_text:  # spans from the tokenizer's offsets, the segment in one piece
-            batch = _spanned_batch(tokenizer.encode_tokens(segment, "plain"), segment, chars, byte_position)
+            columns = getattr(tokenizer, "span_columns", None)  # SentencePiece: the spans as columns at once
+            batch = (_column_batch(columns(segment), segment, chars, byte_position) if columns is not None and segment
+                     else _spanned_batch(tokenizer.encode_tokens(segment, "plain"), segment, chars, byte_position))
             chars, byte_position = batch.char_end, batch.byte_end
             yield batch
             continue

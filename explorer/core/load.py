@@ -5,6 +5,8 @@ A spec is a bundled encoding (`o200k_base`, `cl100k_base`, `r50k_base` or `gpt2`
 or a path: our own JSON, a Hugging Face tokenizer.json (or a folder holding one), a Mistral
 `tekken.json`, a `.tiktoken` rank file, or a minbpe `.model`.
 Files are recognised by their content, so a renamed file still loads.
+SentencePiece BPE models load too: the bundled `mistral_v1`, `mistral_v3` and `mistral_v7`, any
+SentencePiece `.model` file, and a cached model's `tokenizer.model` when it has no tokenizer.json.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from pathlib import Path
 from explorer.core.errors import TokenizerFileError
 from explorer.core.files import parse_json, read_bytes
 from explorer.core.formats import minbpe, own, tekken, tiktoken_file
-from explorer.core.hf_cache import HF_PREFIX, cached_models, find_model, hub_cache_dir
+from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS, looks_like_model
+from explorer.core.hf_cache import HF_PREFIX, SENTENCEPIECE_FILE, cached_models, find_model, hub_cache_dir
 from explorer.core.hf_tokenizer import HFTokenizer, looks_like_tokenizer_json
+from explorer.core.sentencepiece import SentencePieceTokenizer
 from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
 from explorer.core.tokenizer import Tokenizer
 
@@ -44,20 +48,24 @@ def load_tokenizer(spec: str, pattern: str | None = None) -> Tokenizer:
     """
     if tiktoken_file.bundled(spec) is not None:
         return TiktokenTokenizer.bundled(spec)
+    if spec in BUNDLED_MODELS:
+        return SentencePieceTokenizer.bundled(spec)
     if spec.startswith(HF_PREFIX):
         model = find_model(spec)
         if model is None:
             raise TokenizerFileError(spec, f"no such model in the Hugging Face cache ({hub_cache_dir()}); "
                                      "`tokenizer-explorer list` shows the models found there")
+        if model.path.name == SENTENCEPIECE_FILE:
+            return SentencePieceTokenizer.from_file(model.path, name=model.name)
         return HFTokenizer.from_file(model.path, name=model.name)
     path = Path(spec)
     if not path.exists() and (close := _close_bundled_names(spec)):
         raise TokenizerFileError(spec, f"no such file, and no bundled encoding of that name; did you mean "
                                  f"{' or '.join(close)}? (`tokenizer-explorer list` shows them all)")
     if path.is_dir():
-        if not (path / "tokenizer.json").is_file():
-            raise TokenizerFileError(spec, "a folder without a tokenizer.json")
-        path = path / "tokenizer.json"
+        if not (path / "tokenizer.json").is_file() and not (path / SENTENCEPIECE_FILE).is_file():
+            raise TokenizerFileError(spec, f"a folder without a tokenizer.json or a {SENTENCEPIECE_FILE}")
+        path = path / ("tokenizer.json" if (path / "tokenizer.json").is_file() else SENTENCEPIECE_FILE)
     return load_file(path, pattern)
 
 
@@ -98,24 +106,34 @@ def load_file(path: Path, pattern: str | None = None) -> Tokenizer:
             return TiktokenTokenizer.from_tekken(path, document, data)
         raise TokenizerFileError(path, "unsupported JSON: neither a tokenizer-explorer file nor a Hugging Face "
                                  "tokenizer.json (which has a \"model\")")
+    if looks_like_model(data):
+        return SentencePieceTokenizer.from_file(path)
     if path.suffix == ".tiktoken" or _RANK_LINE.match(data):
         return TiktokenTokenizer.from_file(path, pattern)
     if not data.strip():
         raise TokenizerFileError(path, "the file is empty")
     raise TokenizerFileError(path, "unsupported tokenizer file: expected a tokenizer.json, our own JSON, "
-                             "a .tiktoken rank file or a minbpe .model")
+                             "a .tiktoken rank file, a minbpe .model or a SentencePiece .model")
 
 
 def bundled_tokenizers() -> list[TokenizerEntry]:
+    """Every encoding and model that comes with the app (or, for Llama, with its package)."""
     return [TokenizerEntry(encoding.name, encoding.source if encoding.available else encoding.missing_reason(),
                            encoding.name, encoding.family,
                            encoding.description + ("" if encoding.available else " (not installed)"))
-            for encoding in tiktoken_file.BUNDLED.values()]
+            for encoding in tiktoken_file.BUNDLED.values()] + bundled_sentencepiece()
+
+
+def bundled_sentencepiece() -> list[TokenizerEntry]:
+    """The SentencePiece models shipped with the app (Mistral's)."""
+    return [TokenizerEntry(model.name, model.source, model.name, model.family, model.description)
+            for model in BUNDLED_MODELS.values()]
 
 
 def bundled_names() -> list[str]:
     """Every name `load_tokenizer` knows without a file: the bundled encodings and their aliases."""
-    return [name for encoding in tiktoken_file.BUNDLED.values() for name in (encoding.name, *encoding.aliases)]
+    return [name for encoding in tiktoken_file.BUNDLED.values() for name in (encoding.name, *encoding.aliases)] + \
+        list(BUNDLED_MODELS)
 
 
 def discover_tokenizers() -> list[TokenizerEntry]:

@@ -16,10 +16,11 @@ class MergeForest:
     """Parents, ranks and children of every token of a byte-level BPE vocabulary."""
 
     def __init__(self, merges: Sequence[tuple[int, int, int]], vocab: Sequence[bytes],
-                 counts: Sequence[int] | None = None) -> None:
+                 counts: Sequence[int] | None = None, leaf: str = "byte") -> None:
         self.merges = merges
         self.vocab = vocab
         self.counts = counts
+        self.leaf = leaf  # what the bottom row is: bytes, or characters for SentencePiece
         self._made_by: dict[int, int] = {}  # token -> rank of the merge that made it (first one)
         for rank, (_, _, new_id) in enumerate(merges):
             self._made_by.setdefault(new_id, rank)

@@ -132,6 +132,10 @@ class Tokenizer(ABC):
         """The merges applied to one chunk, in order, for step-through views."""
         return self.as_bpe().trace(chunk)
 
+    def trace_start(self, chunk: str | bytes) -> list[int]:
+        """The ids `trace(chunk)` starts from: the chunk's bytes for byte-level BPE."""
+        return self.as_bpe().byte_tokens(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+
     def as_bpe(self) -> BPE:
         """Our own BPE that encodes exactly like this tokenizer (for traces and export).
 

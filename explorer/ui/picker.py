@@ -18,7 +18,8 @@ from explorer.ui.session import TRAINED_PREFIX, Session
 
 OPEN_FILE = "__open__"
 # Newest first within each family, as people reach for them.
-_ORDER = ["o200k_base", "o200k_harmony", "cl100k_base", "r50k_base", "llama4", "llama3", "qwen", "tekken"]
+_ORDER = ["o200k_base", "o200k_harmony", "cl100k_base", "r50k_base", "llama4", "llama3", "qwen", "tekken", "mistral_v7",
+          "mistral_v3", "mistral_v1"]
 BUNDLED_ENTRIES: list[TokenizerEntry] = sorted(
     bundled_tokenizers(), key=lambda e: _ORDER.index(e.name) if e.name in _ORDER else len(_ORDER))
 BUNDLED = [(entry.spec, f"{entry.description} ({entry.name})") for entry in BUNDLED_ENTRIES]

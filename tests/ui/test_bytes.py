@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 from explorer.core.bpe import BPE
 from explorer.core.chars import visible
 from explorer.core.formats.own import from_merges
+from explorer.core.sentencepiece import SentencePieceTokenizer
 from explorer.core.train import train
 from explorer.core.utf8 import REPLACEMENT, stream_decode
 from explorer.ui.bytes import create_pane
@@ -186,6 +187,21 @@ def test_special_token_in_disallowed_mode_falls_back_to_bytes(pane: BytesPane, s
     assert pane.using_bytes and "special token" in pane.counts.text()
     session.set_special_mode("allowed")
     assert not pane.using_bytes and pane.tokens[-1].id == tokenizer.special_tokens["<|endoftext|>"]
+
+
+def test_sentencepiece_streams_the_models_bytes(pane: BytesPane, session: Session) -> None:
+    """SentencePiece puts `▁` in front: the rows are the text as the model sees it, and the
+    characters no piece covers (घ) arrive as byte tokens."""
+    tokenizer = SentencePieceTokenizer.bundled("mistral_v3")
+    session.set_tokenizer(tokenizer, "mistral_v3")
+    session.set_special_mode("plain")
+    pane.set_text("घर [INST]")
+    assert not pane.using_bytes and "puts a space" in pane.counts.text()
+    assert [t.id for t in pane.tokens] == tokenizer.encode("घर [INST]", "plain")
+    assert pane.model.rowCount() == 1 + len("घर [INST]") and cell(pane, 0, COL_CODE) == "U+0020"
+    assert [t.bytes for t in pane.tokens[1:4]] == [b"\xe0", b"\xa4", b"\x98"]
+    session.set_special_mode("allowed")
+    assert not pane.using_bytes and pane.tokens[-1].id == 3 and pane.model.rowCount() == 1 + len("घर [INST]")
 
 
 def test_prepare_screenshot_stops_mid_character(pane: BytesPane) -> None:

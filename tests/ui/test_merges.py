@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from explorer.core.bpe import BPE
 from explorer.core.errors import ExplorerError
 from explorer.core.formats.own import from_merges
+from explorer.core.sentencepiece import SentencePieceTokenizer
 from explorer.core.tokenizer import VIEW_MERGES, SpecialMode, Tokenizer
 from explorer.core.train import train
 from explorer.ui.merges import create_pane
@@ -256,6 +257,25 @@ def test_encode_trace_steps_to_the_final_tokens(qtbot: QtBot, session: Session, 
     trace.input.setText("tabs\u2192and\u21b5")  # the visible symbols stand for a tab and a newline
     assert trace.text() == "tabs\tand\n" and trace.trace is not None
     assert trace.trace.final == trained.encode("tabs\tand\n")
+
+
+def test_sentencepiece_tree_and_trace(qtbot: QtBot, session: Session) -> None:
+    """Mistral's merges come from its scores: the tree of `▁international` and a trace that
+    starts from characters (a Hindi one with byte fallback) and ends in the encoding."""
+    mistral = SentencePieceTokenizer.bundled("mistral_v3")
+    pane = open_pane(qtbot, session, mistral)
+    token = mistral.encode("international")[0]
+    pane.navigate(token)
+    assert pane.forest is not None and pane.forest.parents(token) is not None
+    leaves = [node for node in pane.token_panel.tree_view.nodes if pane.forest.parents(node.token_id) is None]
+    assert len(leaves) == len("▁international") and all(node.lines[1:] == ["char"] for node in leaves)
+    assert "merges down to a char" in pane.token_panel.legend.text()
+    trace = pane.trace_panel
+    trace.set_text("internationalization झ")
+    assert trace.trace is not None and trace.total > 5
+    pieces = [mistral.pieces[i] for i in trace.trace.start[0]]
+    assert pieces[:4] == ["▁", "i", "n", "t"] and pieces[-3:] == ["<0xE0>", "<0xA4>", "<0x9D>"]
+    assert trace.trace.final == mistral.encode("internationalization झ", "plain")
 
 
 def test_audit_flags_are_columns_and_filters_with_counts(qtbot: QtBot, session: Session) -> None:

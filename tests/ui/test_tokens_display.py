@@ -59,3 +59,19 @@ def test_ids_mode_shows_one_id_per_token(tokenizer) -> None:  # type: ignore[no-
     piece = DisplayBuilder(tokenizer, True).piece(ids)
     assert piece.text.split() == [str(i) for i in ids]
     assert piece.painted.tolist() == [len(str(i)) for i in ids]
+
+
+def test_sentencepiece_tokens_show_spaces_bytes_and_why_a_token_has_no_merge() -> None:
+    """`▁` shows as a visible space, byte-fallback tokens as hex; a single character is where
+    SentencePiece's merging starts, a byte-fallback token is a byte, a control token is special."""
+    from explorer.core.incremental import TokenizedText
+    from explorer.core.sentencepiece import SentencePieceTokenizer
+    from explorer.ui.tokens.details import token_details
+
+    mistral = SentencePieceTokenizer.bundled("mistral_v3")
+    ids = mistral.encode("Hello झ", "plain")
+    assert _token_texts(DisplayBuilder(mistral, show_ids=False).piece(ids)) == ["·Hello", "·", "<E0>", "<A4>", "<9D>"]
+    state = TokenizedText(mistral, "म [INST]", "allowed")
+    assert "a character (no merge)" in token_details(state, 1, mistral.forest)
+    assert "special or added token" in token_details(state, 3, mistral.forest)
+    assert "a byte (no merge)" in token_details(TokenizedText(mistral, "झ"), 1, mistral.forest)

@@ -204,8 +204,8 @@ class BytesPane(Pane):
         self.stop()
         text = self.text()
         safe = text.encode("utf-8", errors="replace").decode("utf-8")  # lone surrogates from a paste
-        chars = describe(safe)
-        self.tokens, self.note, reference = self._encode(safe)
+        self.tokens, self.note, reference, shown = self._encode(safe)
+        chars = describe(shown)
         self.replay = StreamReplay([t.bytes for t in self.tokens])
         held = tokens_of_chars(chars, [(t.byte_start, t.byte_end) for t in self.tokens])
         self.model.set_chars(chars, held, [t.id for t in self.tokens])
@@ -221,25 +221,35 @@ class BytesPane(Pane):
         if self.shown > 0:
             self._scroll_to_token(self.shown - 1)
 
-    def _encode(self, text: str) -> tuple[list[Token], str, int | None]:
-        """The tokens to stream, a note for the reader, and the reference sentence's token count."""
+    def _encode(self, text: str) -> tuple[list[Token], str, int | None, str]:
+        """The tokens to stream, a note for the reader, the reference sentence's token count, and
+        the text whose bytes are shown (the model's, when it puts a space in front as SentencePiece does)."""
         tokenizer = self.session.tokenizer
         byte_tokens = tokens_from_ids(list(text.encode("utf-8")), lambda b: bytes([b]))
         if tokenizer is None:
             self.using_bytes = True
-            return byte_tokens, "No tokenizer loaded: the stream plays one byte at a time.", None
+            return byte_tokens, "No tokenizer loaded: the stream plays one byte at a time.", None, text
         try:
             tokens = tokenizer.encode_tokens(text, self.session.special_mode)
             reference = len(tokenizer.encode(self.reference.text(), "plain")) if self.reference.text() else None
         except ExplorerError as exc:
             self.using_bytes = True
-            return byte_tokens, f"{tokenizer.name}: {exc} — playing bytes instead.", None
-        if b"".join(t.bytes for t in tokens) != text.encode("utf-8"):
+            return byte_tokens, f"{tokenizer.name}: {exc} — playing bytes instead.", None, text
+        spelled = b"".join(t.bytes for t in tokens)
+        model_text = getattr(tokenizer, "spelled_text", None)  # SentencePiece: with the `▁` it puts in front
+        seen = model_text(text, self.session.special_mode) if model_text is not None else text
+        if spelled != text.encode("utf-8") and spelled == seen.encode("utf-8"):
+            self.using_bytes = False
+            specials = {t.id for t in tokens if t.special}
+            return (tokens_from_ids([t.id for t in tokens], tokenizer.token_bytes, specials),
+                    f"{tokenizer.name} puts a space (▁) in front of the text, as SentencePiece does: the bytes "
+                    "below are the text as the model sees it.", reference, seen)
+        if spelled != text.encode("utf-8"):
             self.using_bytes = True
             return byte_tokens, (f"{tokenizer.name} ({tokenizer.kind}) changes the text before encoding, so its "
-                                 "tokens do not spell these bytes; playing bytes instead."), None
+                                 "tokens do not spell these bytes; playing bytes instead."), None, text
         self.using_bytes = False
-        return tokens, "", reference
+        return tokens, "", reference, text
 
     def _show_counts(self, counts: TextCounts, tokenizer: Tokenizer | None, truncated: bool) -> None:
         parts = [f"<b>{counts.chars:,}</b> characters", f"<b>{counts.bytes:,}</b> UTF-8 bytes"]

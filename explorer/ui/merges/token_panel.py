@@ -166,17 +166,19 @@ class TokenPanel(QSplitter):
         forest, token_id = self.context.forest, self.current
         if forest is None or token_id is None:
             return
+        self.update_legend()  # bytes or characters at the bottom
         self.tree_view.show_tree(forest, token_id, self.context.label, self.font_, self.dark, self.describe)
         self.tree_stack.setCurrentWidget(self.tree_view)
 
     def update_legend(self) -> None:
         cells = []
+        leaf = self.context.forest.leaf if self.context.forest is not None else "byte"
         for height in range(len(DEPTH_COLORS) + 1):
             fill = depth_color(height, self.dark)
             text = text_color_on(fill)
-            label = "byte" if height == 0 else (str(height) if height < len(DEPTH_COLORS) else f"{height}+")
+            label = leaf if height == 0 else (str(height) if height < len(DEPTH_COLORS) else f"{height}+")
             cells.append(f"<span style='background:{fill.name()}; color:{text.name()}'>&nbsp;{label}&nbsp;</span>")
-        self.legend.setText("Colour = depth (merges down to a byte): " + "".join(cells)
+        self.legend.setText(f"Colour = depth (merges down to a {leaf}): " + "".join(cells)
                             + "&nbsp;&nbsp; #n = merge rank. Wheel zooms, drag pans, click a box to go there.")
 
     # Describing a token

@@ -53,15 +53,13 @@ def _new_positions(step: TraceStep) -> set[int]:
 
 def build_trace(tokenizer: Tokenizer, text: str) -> Trace:
     """Split `text` as the tokenizer does, then trace each chunk; raises ExplorerError if it cannot."""
-    bpe = tokenizer.as_bpe()
     pretokenizer = tokenizer.pretokenizer
     chunks = [chunk.text for chunk in pretokenizer.chunks(text)] if pretokenizer is not None else [text]
     chunks = [chunk for chunk in chunks if chunk]
+    start = [tuple(tokenizer.trace_start(chunk)) for chunk in chunks]  # raises first if it cannot trace
     steps: list[tuple[int, TraceStep]] = []
     for index, chunk in enumerate(chunks):
-        steps.extend((index, step) for step in bpe.trace(chunk))
-    start = [tuple(bpe.byte_tokens(chunk.encode("utf-8"))) if hasattr(bpe, "byte_tokens")
-             else tuple(chunk.encode("utf-8")) for chunk in chunks]
+        steps.extend((index, step) for step in tokenizer.trace(chunk))
     return Trace(chunks, start, steps)
 
 

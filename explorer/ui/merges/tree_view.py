@@ -134,7 +134,7 @@ class MergeTreeView(QGraphicsView):
             rank = forest.rank(token)
             text = [label(token) or " "]
             if rank is None:
-                text.append("byte" if forest.parents(token) is None and len(text[0]) <= 6 else "")
+                text.append(forest.leaf if forest.parents(token) is None and len(text[0]) <= 6 else "")
             else:
                 text.append(f"#{rank:,}")
                 count = forest.count(token)

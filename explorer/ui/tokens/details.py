@@ -22,8 +22,7 @@ def token_details(state: TokenizedText, index: int, forest: MergeForest | None, 
     if forest is not None:
         rank = forest.rank(token.id)
         parents = forest.parents(token.id)
-        rows.append(("Merge rank", "a byte (no merge)" if rank is None and token.id < 256 else
-                     "none (special or added token)" if rank is None else f"{rank:,}"))
+        rows.append(("Merge rank", f"{rank:,}" if rank is not None else _no_merge(state, token.id, token.bytes)))
         if parents is not None:
             rows.append(("Parents", " + ".join(f"{p} <code>{html.escape(standalone_text(tokenizer.token_bytes(p)))}</code>"
                                                for p in parents)))
@@ -33,6 +32,17 @@ def token_details(state: TokenizedText, index: int, forest: MergeForest | None, 
         rows.append(("Split character", html.escape(_split_note(state, index))))
     body = "".join(f"<tr><td style='padding-right:10px'><i>{name}</i></td><td>{value}</td></tr>" for name, value in rows)
     return f"<table>{body}</table><p><small>Click the token to open it in the Merges pane.</small></p>"
+
+
+def _no_merge(state: TokenizedText, token_id: int, data: bytes) -> str:
+    """Why a token has no merge: a special token, a byte, or (SentencePiece) a character merging starts from."""
+    if token_id in state.tokenizer.special_tokens.values():
+        return "none (special or added token)"
+    if token_id < 256 or len(data) == 1:
+        return "a byte (no merge)"
+    if len(data.decode("utf-8", errors="replace")) == 1:
+        return "a character (no merge)"
+    return "none (special or added token)"
 
 
 def _split_note(state: TokenizedText, index: int) -> str:
