@@ -117,7 +117,8 @@ def test_bundled_names_and_hf_cache_everywhere(tmp_path: Path) -> None:
     env = {"HF_HUB_CACHE": str(tmp_path / "hub")}
     listed = json.loads(run("list", "--json", env=env).stdout)["tokenizers"]
     assert [t["spec"] for t in listed] == ["r50k_base", "cl100k_base", "o200k_base", "o200k_harmony", "llama3",
-                                           "llama4", "qwen", "tekken", "hf:acme/tiny"]
+                                           "llama4", "qwen", "tekken", "mistral_v1", "mistral_v3", "mistral_v7",
+                                           "hf:acme/tiny"]
     assert "hf:acme/tiny" in run("list", env=env).stdout
     assert run("encode", "--tokenizer", "cl100k_base", "--text", "hello world").stdout.split() == ["15339", "1917"]
     ids = run("encode", "--tokenizer", "hf:acme/tiny", "--text", "hello world", env=env).stdout.split()
