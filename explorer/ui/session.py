@@ -51,6 +51,7 @@ class Session(QObject):
         self.sent_text: dict[str, str] = {}  # pane name -> the text last sent there (for a pane built later)
         self.point_size = self.settings.font_size or BASE_POINT_SIZE
         self.dark = False
+        self.palette = self.settings.palette  # token colours: 'default' or 'colour-blind'
 
     # Tokenizers
 
@@ -152,6 +153,12 @@ class Session(QObject):
     def set_dark(self, dark: bool) -> None:
         self.dark = dark
         self.theme_changed.emit(dark)
+
+    def set_palette(self, palette: str) -> None:
+        """Token colours from `palette` ('default' or 'colour-blind'); panes recolour as for a theme change."""
+        self.palette = palette
+        self.settings.palette = palette
+        self.theme_changed.emit(self.dark)
 
     def post_error(self, title: str, message: str) -> None:
         self.error_posted.emit(title, message)

@@ -62,7 +62,7 @@ class Lane(QWidget):
         self.counts = QLabel(self)
         self.counts.setObjectName("tokenCounts")
         self.view = TokenView(self)
-        self.view.set_dark(session.dark)
+        self.view.set_dark(session.dark, session.palette)
         self.view.set_text_font(session.font)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -256,7 +256,7 @@ class TokensPane(Pane):
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         for lane in self.lanes:
-            lane.view.set_dark(dark)
+            lane.view.set_dark(dark, self.session.palette)
 
     def _warm_forest(self, tokenizer: Tokenizer) -> None:
         """Build the merge forest in the background (recovering it from tiktoken ranks takes seconds)."""

@@ -15,12 +15,12 @@ from collections.abc import Iterator
 
 import numpy as np
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import (QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen, QTextBlock, QTextCursor,
+from PySide6.QtGui import (QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QTextBlock, QTextCursor,
                            QTextLayout, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from explorer.core.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
-from explorer.ui.theme import token_color
+from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens.display import DisplayPiece
 from explorer.ui.tokens.glyphs import is_missing
 from explorer.ui.tokens.wrapping import shown
@@ -51,6 +51,7 @@ class TokenView(QPlainTextEdit):
         self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.viewport().setMouseTracking(True)
         self.dark = False
+        self.palette_name = "default"
         self.diff: np.ndarray | None = None  # bool per token: inside a span where comparisons disagree
         self.current = -1
         self._colors: dict[int, QColor] = {}
@@ -131,9 +132,15 @@ class TokenView(QPlainTextEdit):
         self.diff = diff if diff is not None and len(diff) == len(self.ids) else None
         self.viewport().update()
 
-    def set_dark(self, dark: bool) -> None:
-        self.dark = dark
+    def set_dark(self, dark: bool, palette: str = "default") -> None:
+        """Token colours for the theme and palette; the text takes the theme's own colour, the one
+        every palette entry is checked against (explorer/ui/theme.py)."""
+        self.dark, self.palette_name = dark, palette
         self._colors.clear()
+        colors = self.palette()
+        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+            colors.setColor(group, QPalette.ColorRole.Text, QColor(TEXT[dark]))
+        self.setPalette(colors)
         self.viewport().update()
 
     def set_text_font(self, font: QFont) -> None:
@@ -187,8 +194,13 @@ class TokenView(QPlainTextEdit):
     def _color(self, token_id: int) -> QColor:
         color = self._colors.get(token_id)
         if color is None:
-            color = self._colors[token_id] = token_color(token_id, self.dark)
+            color = self._colors[token_id] = token_color(token_id, self.dark, self.palette_name)
         return color
+
+    def boundary_color(self) -> QColor:
+        """The mark at each token's start: the text's own colour, so it stands out from every token
+        colour as the text does (neighbouring tokens of one colour are still told apart)."""
+        return QColor(self.palette().text().color())
 
     # Painting: backgrounds and boundaries under the text, marks over it
 
@@ -196,8 +208,7 @@ class TokenView(QPlainTextEdit):
         on_screen = list(self._blocks_between(event.rect().top(), event.rect().bottom()))
         blocks = list(self._token_blocks(on_screen))
         painter = QPainter(self.viewport())
-        boundary = QColor(self.palette().text().color())
-        boundary.setAlpha(110)
+        boundary = self.boundary_color()
         color = self._color
         for origin, first, boxes in blocks:
             painter.translate(origin)
