@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFont
 
+from explorer.core.plural import plural
 from explorer.core.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, text_font
@@ -90,7 +91,7 @@ class Session(QObject):
         if not spec.startswith(TRAINED_PREFIX):
             self.settings.last_tokenizer = spec
         self.tokenizer_changed.emit(tokenizer)
-        self.status_posted.emit(f"Tokenizer: {tokenizer.name} ({tokenizer.kind}, {tokenizer.vocab_size:,} ids)")
+        self.status_posted.emit(f"Tokenizer: {tokenizer.name} ({tokenizer.kind}, {plural(tokenizer.vocab_size, 'id')})")
 
     def add_trained(self, tokenizer: Tokenizer, select: bool = True) -> str:
         """Keep a tokenizer trained in this session; it appears in every pane's picker."""

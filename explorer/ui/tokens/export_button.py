@@ -10,6 +10,7 @@ from PySide6.QtGui import QFont, QGuiApplication, QImage
 from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
 from explorer.core.errors import ExplorerError
+from explorer.core.plural import plural
 from explorer.ui.session import Session
 from explorer.ui.tokens import export
 from explorer.ui.workers import Job
@@ -36,7 +37,7 @@ class ExportButton(QToolButton):
 
     def copy_ids(self) -> Job | None:
         return self._export("copying the ids", export.ids_json,
-                            lambda text, state: self._copy_text(text, f"Copied {len(state):,} ids as JSON"))
+                            lambda text, state: self._copy_text(text, f"Copied {plural(len(state), 'id')} as JSON"))
 
     def copy_html(self) -> Job | None:
         dark, show_ids = self.session.dark, self.show_ids()
