@@ -9,6 +9,7 @@ for long. No Qt here.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -40,7 +41,13 @@ def split_captions(text: str, starts: np.ndarray, ends: np.ndarray, flags: np.nd
         return {}
     # (A token that also ends inside the same character leaves the finishing to the next one.)
     continues = ((flags[finishing] & CUTS_END) != 0) & (ends[finishing] - 1 == starts[finishing])
-    return {int(i): text[int(starts[i])] for i in finishing[~continues].tolist() if int(starts[i]) < len(text)}
+    return {int(i): _standalone(text[int(starts[i])]) for i in finishing[~continues].tolist() if int(starts[i]) < len(text)}
+
+
+def _standalone(char: str) -> str:
+    """A combining mark or vowel sign (ा, े) on a dotted circle, as charts print them: alone
+    after a `>` it would be drawn onto the bracket."""
+    return "\u25cc" + char if unicodedata.category(char) in ("Mn", "Mc", "Me") else char
 
 
 def utf16_length(text: str) -> int:

@@ -189,8 +189,9 @@ class TokensPane(Pane):
         rows = min(self.findings_panel.model.rowCount(), FINDING_ROWS)
         details = int(self.details.document().size().height()) + 2 * self.details.frameWidth() + 4
         bottom = max(MIN_BOTTOM, self.findings_panel.wanted_height(max(rows, 3)), details)
-        # The tokens first (up to 60% of the room when both want more), the rest to the findings.
-        top = lanes if lanes + bottom <= room else max(room - bottom, min(lanes, room * 6 // 10))
+        # Both fit: the findings get what they need, the tokens the rest (room to type into). Else
+        # the tokens first, up to 60% of the room, and the rest to the findings.
+        top = room - bottom if lanes + bottom <= room else max(room - bottom, min(lanes, room * 6 // 10))
         self.splitter.setSizes([sizes[0], top, room - top])
 
     def _name_controls(self) -> None:
