@@ -193,6 +193,10 @@ class TokensPane(Pane):
         # the tokens first, up to 60% of the room, and the rest to the findings.
         top = room - bottom if lanes + bottom <= room else max(room - bottom, min(lanes, room * 6 // 10))
         self.splitter.setSizes([sizes[0], top, room - top])
+        if len(self.lanes) > 1:  # each lane as much as it holds, the spare shared out evenly
+            wanted = [min(lane.wanted_height(), top) for lane in self.lanes]
+            spare = max(0, top - sum(wanted)) // len(wanted)
+            self.lanes_widget.setSizes([w + spare for w in wanted])
 
     def _name_controls(self) -> None:
         """Accessible names for screen readers: what each control is, where its text does not say it."""
