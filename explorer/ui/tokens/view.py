@@ -124,7 +124,7 @@ class TokenView(QPlainTextEdit):
         """Pixels the whole text takes at the current width, plus a spare line to type into
         (a text of many lines: more than any screen, without laying it all out)."""
         document = self.document()
-        if document.blockCount() > 200:
+        if document.blockCount() > 200 or document.characterCount() > 20_000:  # (laying it all out could take long)
             return 100_000
         bottom = self.blockBoundingGeometry(document.lastBlock()).bottom()
         return int(bottom + self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 2 * document.documentMargin())
