@@ -99,10 +99,6 @@ class Lane(QWidget):
         elif self.state is not None:
             self.encode_all(self.text)  # half built with the other display
 
-    def set_ids_under(self, on: bool) -> None:
-        self.ids_under = on
-        self.set_show_ids(self.show_ids)
-
     def _new_builder(self, tokenizer: Tokenizer) -> DisplayBuilder:
         return DisplayBuilder(tokenizer, self.show_ids, keep_whole, self.ids_under)
 
