@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 
+from explorer.core.plural import plural
 from explorer.core.tokenizer import SpecialMode, Token, Tokenizer
 from explorer.core.utf8 import char_offsets
 
@@ -47,8 +48,8 @@ class Counts(TokenRates):
 
     def summary(self) -> str:
         """'12 chars · 14 bytes · 4 tokens · 3.50 bytes/token · 3 words · 1.33 tokens/word'"""
-        return (f"{self.chars:,} chars · {self.bytes:,} bytes · {self.tokens:,} tokens · "
-                f"{self.bytes_per_token:.2f} bytes/token · {self.words:,} words · "
+        return (f"{plural(self.chars, 'char')} · {plural(self.bytes, 'byte')} · {plural(self.tokens, 'token')} · "
+                f"{self.bytes_per_token:.2f} bytes/token · {plural(self.words, 'word')} · "
                 f"{self.tokens_per_word:.2f} tokens/word")
 
 

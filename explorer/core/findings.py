@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import regex
 
 from explorer.core.incremental import TokenizedText, special_finder
+from explorer.core.plural import plural
 from explorer.core.render import INVISIBLE_NAMES, standalone_text, token_text
 from explorer.core.tokenizer import SpecialMode, Tokenizer
 
@@ -31,7 +32,9 @@ _TRAILING = regex.compile(r"\s+\Z")
 _WORD = regex.compile(r"( ?)([\p{L}\p{M}]+)")
 _NUMBER = regex.compile(r"\p{N}+(?:[.,]\p{N}+)*")
 _INVISIBLES = regex.compile("[" + "".join(c for c in INVISIBLE_NAMES if c not in "\u2028\u2029") + "]+")
-_EXTENDED_PICTOGRAPHIC = regex.compile(r"\p{Extended_Pictographic}")
+# A ZWJ between two pictographs (the one before may carry a skin tone or U+FE0F) joins an emoji
+# sequence (👨‍👩‍👧, 🏳️‍🌈): it is how the emoji is spelled, not a hidden character.
+_EMOJI_ZWJ = regex.compile(r"(?<=\p{Extended_Pictographic}[\U0001F3FB-\U0001F3FF\uFE0F]?)\u200d(?=\p{Extended_Pictographic})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +53,7 @@ def ids_text(tokenizer: Tokenizer, ids: list[int] | tuple[int, ...]) -> str:
 
 
 def _tokens(count: int) -> str:
-    return f"{count} token" if count == 1 else f"{count} tokens"
+    return plural(count, "token")
 
 
 def iter_findings(state: TokenizedText, requested_mode: SpecialMode | None = None,
@@ -119,8 +122,8 @@ def _word_forms(text: str, tokenizer: Tokenizer) -> Iterator[Finding]:
         if len(forms) > 5000:
             break
         forms.setdefault(match.group(2).casefold(), {}).setdefault(match.group(), match.start())
-    for group in forms.values():
-        if len(group) < 2:
+    for word, group in forms.items():
+        if len(group) < 2 or len(word) < 2:  # "a" / "A" / " a": every text has them, nothing to learn
             continue
         encoded = {form: tuple(tokenizer.encode(form, "plain")) for form in group}
         if len(set(encoded.values())) < 2:
@@ -145,23 +148,23 @@ def _numbers(state: TokenizedText) -> Iterator[Finding]:
         pieces = [token_text(state.token(i).bytes) for i in indices]
         ids = tuple(int(state.ids[i]) for i in indices)
         yield Finding(NUMBER_SPLIT, match.start(), match.end(),
-                      f"{match.group()} is split into {len(indices)} tokens: {' | '.join(pieces)}",
+                      f"{match.group()} is split into {plural(len(indices), 'token')}: {' | '.join(pieces)}",
                       "Digits grouped by the tokenizer, not by place value, make arithmetic and copying numbers "
                       "harder. Tokens: " + ids_text(state.tokenizer, ids), ids)
 
 
 def _invisibles(state: TokenizedText) -> Iterator[Finding]:
     text = state.text
+    joined = {match.start() for match in _EMOJI_ZWJ.finditer(text)} if "\u200d" in text else set()
     for match in _INVISIBLES.finditer(text):
+        if match.group() == "\u200d" and match.start() in joined:
+            continue
         names = ", ".join(dict.fromkeys(f"U+{ord(c):04X} {unicodedata.name(c, INVISIBLE_NAMES[c])}" for c in match.group()))
         ids = tuple(int(state.ids[i]) for i in state.tokens_in(match.start(), match.end()))
-        inside_emoji = (match.group() == "\u200d" and match.start() > 0 and match.end() < len(text)
-                        and _EXTENDED_PICTOGRAPHIC.match(text[match.start() - 1]) is not None)
-        why = ("It joins an emoji sequence here, which is expected, but it still costs tokens. " if inside_emoji
-               else "It looks like nothing (or like a space) but changes the tokens. ")
         yield Finding(INVISIBLE, match.start(), match.end(),
-                      f"Invisible character{'s' if len(match.group()) > 1 else ''}: {names}",
-                      why + "Tokens here: " + ids_text(state.tokenizer, ids), ids)
+                      f"{plural(len(match.group()), 'Invisible character', with_count=False)}: {names}",
+                      "It looks like nothing (or like a space) but changes the tokens. Tokens here: "
+                      + ids_text(state.tokenizer, ids), ids)
 
 
 def _normalization(text: str, tokenizer: Tokenizer) -> Iterator[Finding]:

@@ -155,6 +155,10 @@ class MainWindow(QMainWindow):
         theme.setChecked(self.session.dark)
         self.theme_action = theme
         self.toolbar.addAction(theme)
+        # (No toolbar place: the menu bar's View menu shows it.)
+        self.colour_blind_action = self._action("Colour-blind palette", None, self.toggle_colour_blind, True)
+        self.colour_blind_action.setChecked(self.session.palette == "colour-blind")
+        self.colour_blind_action.setToolTip("Token colours derived from the Okabe-Ito palette, told apart with any colour vision")
         about = self._action("About", None, self.show_about)
         self.toolbar.addAction(about)
         for index in range(len(PANES)):
@@ -193,6 +197,9 @@ class MainWindow(QMainWindow):
         if isinstance(app, QApplication):
             apply_theme(app, theme)
         self.session.set_dark(is_dark(theme))
+
+    def toggle_colour_blind(self, on: bool) -> None:
+        self.session.set_palette("colour-blind" if on else "default")
 
     def show_about(self) -> None:
         QMessageBox.about(self, "About Tokenizer Explorer", about_text())

@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFont
 
+from explorer.core.plural import plural
 from explorer.core.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, text_font
@@ -51,6 +52,7 @@ class Session(QObject):
         self.sent_text: dict[str, str] = {}  # pane name -> the text last sent there (for a pane built later)
         self.point_size = self.settings.font_size or BASE_POINT_SIZE
         self.dark = False
+        self.palette = self.settings.palette  # token colours: 'default' or 'colour-blind'
 
     # Tokenizers
 
@@ -89,7 +91,7 @@ class Session(QObject):
         if not spec.startswith(TRAINED_PREFIX):
             self.settings.last_tokenizer = spec
         self.tokenizer_changed.emit(tokenizer)
-        self.status_posted.emit(f"Tokenizer: {tokenizer.name} ({tokenizer.kind}, {tokenizer.vocab_size:,} ids)")
+        self.status_posted.emit(f"Tokenizer: {tokenizer.name} ({tokenizer.kind}, {plural(tokenizer.vocab_size, 'id')})")
 
     def add_trained(self, tokenizer: Tokenizer, select: bool = True) -> str:
         """Keep a tokenizer trained in this session; it appears in every pane's picker."""
@@ -152,6 +154,12 @@ class Session(QObject):
     def set_dark(self, dark: bool) -> None:
         self.dark = dark
         self.theme_changed.emit(dark)
+
+    def set_palette(self, palette: str) -> None:
+        """Token colours from `palette` ('default' or 'colour-blind'); panes recolour as for a theme change."""
+        self.palette = palette
+        self.settings.palette = palette
+        self.theme_changed.emit(self.dark)
 
     def post_error(self, title: str, message: str) -> None:
         self.error_posted.emit(title, message)

@@ -32,6 +32,16 @@ class Settings:
         self.store.setValue("ui/theme", value)
 
     @property
+    def palette(self) -> str:
+        """The token palette: 'default' or 'colour-blind' (see explorer.ui.theme.PALETTES)."""
+        value = str(self._get("ui/palette", "default", str))
+        return value if value in ("default", "colour-blind") else "default"
+
+    @palette.setter
+    def palette(self, value: str) -> None:
+        self.store.setValue("ui/palette", value)
+
+    @property
     def font_size(self) -> int:
         return int(self._get("ui/font_size", 0, int))  # type: ignore[call-overload]
 

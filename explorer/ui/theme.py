@@ -1,9 +1,11 @@
-"""Light and dark themes, the token palette, and the zoomable text font.
+"""Light and dark themes, the token palettes, and the zoomable text font.
 
-Token colours come from the Okabe-Ito palette (readable for colour-blind viewers), lightened
-for the light theme and darkened for the dark one; a token's colour depends only on its id,
-so the same token looks the same in every pane. Neighbouring tokens are told apart by a thin
-boundary too, so nothing depends on colour alone.
+Token colours are fixed lists per theme, chosen so the theme's text on every one of them reads
+at >= 4.5:1 (WCAG), none is near the page's own colour, and they stay far apart from each
+other (tests/ui/test_palette.py checks all three with explorer.core.contrast). The default
+palette spreads eight hues; the colour-blind one is derived from Okabe-Ito. A token's colour
+depends only on its id, so the same token looks the same in every pane; neighbouring tokens
+are told apart by a boundary mark too, so nothing depends on colour alone.
 """
 
 from __future__ import annotations
@@ -13,6 +15,19 @@ from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalett
 from PySide6.QtWidgets import QApplication
 
 OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999"]
+# Token backgrounds: (palette, dark?) -> colours. Red, orange, yellow, green, teal, blue, purple, pink.
+PALETTES: dict[tuple[str, bool], list[str]] = {
+    ("default", False): ["#f4a3a3", "#f8c38a", "#eedd6e", "#a8dc9a", "#8ed8d0", "#a9c8f5", "#cdb4f0", "#f2a9d4"],
+    ("default", True): ["#8b2c2c", "#8a4d12", "#6b5f0a", "#2e6b2a", "#146660", "#2c4f9a", "#5d3a94", "#8a2f6a"],
+    # Okabe-Ito tinted towards white or black (orange, sky blue, bluish green, yellow, blue,
+    # vermillion, reddish purple, grey).
+    ("colour-blind", False): ["#f0b94d", "#9ad2f2", "#73cab2", "#e8df55", "#73b1d5", "#e69e66", "#e0afca", "#b8b8b8"],
+    ("colour-blind", True): ["#7a5200", "#2f6380", "#00573f", "#5b5719", "#004a74", "#8c3300", "#663c54", "#363636"],
+}
+PALETTE_NAMES = ("default", "colour-blind")
+# The colours text and the page take in each theme (apply_theme uses the same).
+TEXT = {False: "#1f1f1f", True: "#e8eaed"}
+BASE = {False: "#ffffff", True: "#17181a"}
 BASE_POINT_SIZE = 11
 PRESENTATION_POINT_SIZE = 20
 
@@ -26,19 +41,15 @@ def is_dark(theme: str) -> bool:
     return hints.colorScheme() == Qt.ColorScheme.Dark
 
 
-def token_colors(dark: bool) -> list[QColor]:
-    """Background colours for tokens: pale tints in light mode, deep shades in dark mode."""
-    colors = []
-    for hex_color in OKABE_ITO:
-        base = QColor(hex_color)
-        colors.append(base.darker(260) if dark else base.lighter(175))
-    return colors
+def token_colors(dark: bool, palette: str = "default") -> list[QColor]:
+    """Background colours for tokens: tints in light mode, deep shades in dark mode."""
+    return [QColor(c) for c in PALETTES[(palette if palette in PALETTE_NAMES else "default", dark)]]
 
 
-def token_color(token_id: int, dark: bool) -> QColor:
+def token_color(token_id: int, dark: bool, palette: str = "default") -> QColor:
     """Stable per id; the multiplier spreads neighbouring ids over the palette."""
-    palette = token_colors(dark)
-    return palette[(token_id * 2654435761 >> 7) % len(palette)]
+    colors = PALETTES[(palette if palette in PALETTE_NAMES else "default", dark)]
+    return QColor(colors[(token_id * 2654435761 >> 7) % len(colors)])
 
 
 def apply_theme(app: QApplication, theme: str) -> None:
@@ -49,8 +60,8 @@ def apply_theme(app: QApplication, theme: str) -> None:
     if dark:
         colors = {
             QPalette.ColorRole.Window: "#202124", QPalette.ColorRole.WindowText: "#e8eaed",
-            QPalette.ColorRole.Base: "#17181a", QPalette.ColorRole.AlternateBase: "#26272b",
-            QPalette.ColorRole.Text: "#e8eaed", QPalette.ColorRole.Button: "#2d2e31",
+            QPalette.ColorRole.Base: BASE[True], QPalette.ColorRole.AlternateBase: "#26272b",
+            QPalette.ColorRole.Text: TEXT[True], QPalette.ColorRole.Button: "#2d2e31",
             QPalette.ColorRole.ButtonText: "#e8eaed", QPalette.ColorRole.Highlight: "#3d6fb4",
             QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: "#2d2e31",
             QPalette.ColorRole.ToolTipText: "#e8eaed", QPalette.ColorRole.PlaceholderText: "#9aa0a6",
@@ -59,8 +70,8 @@ def apply_theme(app: QApplication, theme: str) -> None:
     else:
         colors = {
             QPalette.ColorRole.Window: "#f4f4f5", QPalette.ColorRole.WindowText: "#1f1f1f",
-            QPalette.ColorRole.Base: "#ffffff", QPalette.ColorRole.AlternateBase: "#f1f3f4",
-            QPalette.ColorRole.Text: "#1f1f1f", QPalette.ColorRole.Button: "#e9e9eb",
+            QPalette.ColorRole.Base: BASE[False], QPalette.ColorRole.AlternateBase: "#f1f3f4",
+            QPalette.ColorRole.Text: TEXT[False], QPalette.ColorRole.Button: "#e9e9eb",
             QPalette.ColorRole.ButtonText: "#1f1f1f", QPalette.ColorRole.Highlight: "#1a73e8",
             QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: "#ffffe8",
             QPalette.ColorRole.ToolTipText: "#1f1f1f", QPalette.ColorRole.PlaceholderText: "#70757a",

@@ -49,6 +49,11 @@ def test_word_forms_egg(tokenizer) -> None:  # type: ignore[no-untyped-def]
     assert "Egg" in finding.title and "·egg" in finding.title
 
 
+def test_counts_say_one_token_not_one_tokens() -> None:
+    assert count("a", 1).summary() == "1 char · 1 byte · 1 token · 1.00 bytes/token · 1 word · 1.00 tokens/word"
+    assert "2 chars · 2 bytes · 2 tokens" in count("ab", 2).summary()
+
+
 def test_numbers_split(tokenizer) -> None:  # type: ignore[no-untyped-def]
     text = "In 1969 there were 600000 of 7"
     found = kinds(tokenizer, text)[F.NUMBER_SPLIT]
@@ -59,10 +64,24 @@ def test_numbers_split(tokenizer) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_invisible_characters(tokenizer) -> None:  # type: ignore[no-untyped-def]
-    text = "a\u200bb\u00a0c\ufeffd\u00ade 👨\u200d👩"
+    text = "a\u200bb\u00a0c\ufeffd\u00ade x\u200dy"
     found = kinds(tokenizer, text)[F.INVISIBLE]
     assert [text[f.start:f.end] for f in found] == ["\u200b", "\u00a0", "\ufeff", "\u00ad", "\u200d"]
-    assert "emoji" in found[-1].detail
+    assert found[0].title == "Invisible character: U+200B ZERO WIDTH SPACE"
+
+
+def test_a_zwj_inside_an_emoji_sequence_is_no_finding(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """👨‍👩‍👧 (family), 👋🏽‍... (after a skin tone), 🏳️‍🌈 (after U+FE0F) are spelled with ZWJs."""
+    text = "👨\u200d👩\u200d👧 🧑🏽\u200d💻 🏳\ufe0f\u200d🌈"
+    assert F.INVISIBLE not in kinds(tokenizer, text)
+    found = kinds(tokenizer, "👨\u200d a\u200d👩")[F.INVISIBLE]  # a ZWJ with no pictograph on one side is odd
+    assert len(found) == 2
+
+
+def test_one_letter_words_are_no_word_forms(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    text = "A cake, a cake. I said i. Egg or egg"
+    found = kinds(tokenizer, text).get(F.WORD_FORMS, [])
+    assert [f.title.split('"')[1] for f in found] == ["Egg"]
 
 
 def test_nfc_nfd(tokenizer) -> None:  # type: ignore[no-untyped-def]

@@ -6,6 +6,7 @@ import html
 
 from explorer.core.incremental import TokenizedText
 from explorer.core.merges import MergeForest
+from explorer.core.plural import plural
 from explorer.core.render import describe_char, escaped, hex_bytes, standalone_text
 
 
@@ -16,7 +17,7 @@ def token_details(state: TokenizedText, index: int, forest: MergeForest | None, 
     rows = [("Token", f"<b>{token.id}</b> of {html.escape(tokenizer.name)}" + (" (special, control token)" if token.special else "")),
             ("Text", f"<code>{html.escape(standalone_text(token.bytes))}</code>"),
             ("Escaped", f"<code>{html.escape(escaped(token.bytes))}</code>"),
-            ("Bytes", f"<code>{hex_bytes(token.bytes)}</code> ({len(token.bytes)})"),
+            ("Bytes", f"<code>{hex_bytes(token.bytes)}</code> ({plural(len(token.bytes), 'byte')})"),
             ("Span", f"characters {token.start}-{token.end}, bytes {token.byte_start}-{token.byte_end}, "
                      f"token {index + 1} of {len(state):,}")]
     if forest is not None:

@@ -9,16 +9,45 @@ for long. No Qt here.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.incremental import unseen_ids
+from explorer.core.incremental import CUTS_END, CUTS_START, unseen_ids
 from explorer.core.render import token_text
 from explorer.core.tokenizer import Tokenizer
 
 LONG_LINE = 3000  # display characters before a forced line break (Qt lays out huge lines slowly)
+SUBSCRIPT = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
+CAPTION_JOINER = "\u2060"  # keeps a split character's caption on the line of its last byte piece
+
+
+def subscript(token_id: int) -> str:
+    """'15496' in subscript digits: the id written small under the token's text line."""
+    return str(token_id).translate(SUBSCRIPT)
+
+
+def split_captions(text: str, starts: np.ndarray, ends: np.ndarray, flags: np.ndarray) -> dict[int, str]:
+    """{token index: the character it finishes} for tokens that end a character split across
+    tokens (an emoji's last byte pieces): the view shows the glyph right after its hex pieces.
+
+    >>> split_captions("é", np.array([0, 0]), np.array([1, 1]), np.array([CUTS_END, CUTS_START]))
+    {1: 'é'}
+    """
+    finishing = np.flatnonzero((flags & CUTS_START) != 0)
+    if not len(finishing):
+        return {}
+    # (A token that also ends inside the same character leaves the finishing to the next one.)
+    continues = ((flags[finishing] & CUTS_END) != 0) & (ends[finishing] - 1 == starts[finishing])
+    return {int(i): _standalone(text[int(starts[i])]) for i in finishing[~continues].tolist() if int(starts[i]) < len(text)}
+
+
+def _standalone(char: str) -> str:
+    """A combining mark or vowel sign (ा, े) on a dotted circle, as charts print them: alone
+    after a `>` it would be drawn onto the bracket."""
+    return "\u25cc" + char if unicodedata.category(char) in ("Mn", "Mc", "Me") else char
 
 
 def utf16_length(text: str) -> int:
@@ -43,9 +72,11 @@ class DisplayBuilder:
     line without either (minified JSON), at a token boundary.
     """
 
-    def __init__(self, tokenizer: Tokenizer, show_ids: bool, wrap: Callable[[str], str] | None = None) -> None:
+    def __init__(self, tokenizer: Tokenizer, show_ids: bool, wrap: Callable[[str], str] | None = None,
+                 ids_under: bool = False) -> None:
         self.tokenizer = tokenizer
         self.show_ids = show_ids
+        self.ids_under = ids_under and not show_ids  # the text, each token's id in subscript after it
         self.wrap = wrap  # a token's text -> the same with the view's wrapping marks (see wrapping.py)
         self.texts: dict[int, str] = {}
         size = tokenizer.vocab_size
@@ -70,6 +101,9 @@ class DisplayBuilder:
                 text = f"{token_id}\n" if b"\n" in data else f"{token_id} "
             else:
                 text = token_text(data)
+                if self.ids_under:
+                    line_break = "\n" if text.endswith("\n") else ""
+                    text = text[:len(text) - len(line_break)] + subscript(token_id) + line_break
                 if self.wrap is not None:
                     text = self.wrap(text)
                 self.ends_cr[token_id] = data.endswith(b"\r")
@@ -79,15 +113,23 @@ class DisplayBuilder:
             self.newline[token_id] = text.endswith("\n")
             self.painted[token_id] = self.lengths[token_id] - (self.show_ids or text.endswith("\n"))
 
-    def piece(self, ids: Sequence[int] | np.ndarray, following: int | None = None) -> DisplayPiece:
+    def piece(self, ids: Sequence[int] | np.ndarray, following: int | None = None,
+              captions: dict[int, str] | None = None) -> DisplayPiece:
         """The display of `ids`; `following` is the id of the token after them, if any (it decides
-        whether a final carriage return ends a line or is the first half of "\\r\\n")."""
+        whether a final carriage return ends a line or is the first half of "\\r\\n").
+        `captions` ({index in ids: character}, see split_captions) go after their token's text,
+        uncoloured: the character whose bytes the hex pieces before it are (text mode only)."""
         ids = np.asarray(ids, np.int64)
         self._learn(ids)
         texts = [self.texts[i] for i in ids.tolist()]
         lengths = self.lengths[ids]  # (indexing with an array copies: these are ours to change)
         painted = self.painted[ids]
         breaks = self.newline[ids]
+        if captions and not self.show_ids:
+            for index, char in captions.items():
+                if 0 <= index < len(texts) and not breaks[index]:
+                    texts[index] += CAPTION_JOINER + char
+                    lengths[index] += 1 + utf16_length(char)
         next_lf = np.zeros(len(ids), bool)
         next_lf[:-1] = self.starts_lf[ids[1:]]
         if len(ids) and following is not None:

@@ -17,13 +17,13 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit
 from explorer.core.incremental import CUTS_END, TokenizedText
 from explorer.ui.tokens.glyphs import is_missing, missing_message
 from explorer.ui.tokens.prompt import Prompt
-from explorer.ui.tokens.view import SPLIT_COLOR
 
 if TYPE_CHECKING:
     from explorer.ui.tokens.pane import TokensPane
 
 PASTE_STEP = 32_768  # characters inserted per event-loop turn for a big paste
 MAX_MARKS = 2000  # per kind, in the visible part
+SPLIT_NOTE = "Dotted underline: this character's bytes are split across tokens (its pieces show in hex below)"
 
 
 class PromptEditor(QPlainTextEdit):
@@ -110,9 +110,10 @@ class PromptEditor(QPlainTextEdit):
     def _mark(self, prompt: Prompt, index: int, kind: str) -> QTextEdit.ExtraSelection:
         selection = QTextEdit.ExtraSelection()
         if kind == "split":
-            selection.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
-            selection.format.setUnderlineColor(SPLIT_COLOR)
-            selection.format.setToolTip("This character's bytes are split across tokens")
+            # Quiet: a red wave would read as a spelling error in the user's own text.
+            selection.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
+            selection.format.setUnderlineColor(self.palette().placeholderText().color())
+            selection.format.setToolTip(SPLIT_NOTE)
         else:
             selection.format.setBackground(QColor(255, 0, 0, 70))
             selection.format.setToolTip(f"No installed font has this character: {missing_message({prompt.text[index]})}")

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPainter, QTextDocument
 
 from explorer.core.incremental import TokenizedText
 from explorer.core.render import token_text
-from explorer.ui.theme import token_color
+from explorer.ui.theme import BASE, TEXT, token_color
 
 PNG_TOKEN_LIMIT = 20_000  # a slide never needs more; keeps the image a sane size
 
@@ -20,13 +20,14 @@ def ids_json(state: TokenizedText) -> str:
     return json.dumps(state.ids.tolist())
 
 
-def tokens_html(state: TokenizedText, dark: bool, show_ids: bool = False, limit: int | None = None) -> str:
+def tokens_html(state: TokenizedText, dark: bool, show_ids: bool = False, limit: int | None = None,
+                palette: str = "default") -> str:
     """A self-contained HTML fragment: one coloured span per token, titled with its id.
 
     A span depends only on its token's id, so each distinct id is rendered once (a 1 MB prompt
     has 356,000 tokens but a few thousand distinct ids).
     """
-    background, foreground = ("#17181a", "#e8eaed") if dark else ("#ffffff", "#1f1f1f")
+    background, foreground = BASE[dark], TEXT[dark]
     border = "rgba(255,255,255,0.35)" if dark else "rgba(0,0,0,0.3)"
     spans: dict[int, str] = {}
 
@@ -36,7 +37,7 @@ def tokens_html(state: TokenizedText, dark: bool, show_ids: bool = False, limit:
         newline = shown.endswith("\n") or (show_ids and b"\n" in data)
         shown = shown.rstrip("\n")
         spans[token_id] = piece = (
-            f'<span title="{token_id}" style="background:{token_color(token_id, dark).name()};'
+            f'<span title="{token_id}" style="background:{token_color(token_id, dark, palette).name()};'
             f'border-left:1px solid {border}">{html.escape(shown)}</span>' + ("\n" if newline else " " if show_ids else ""))
         return piece
 
@@ -64,12 +65,13 @@ def tokens_csv(state: TokenizedText) -> str:
     return out.getvalue()
 
 
-def tokens_image(state: TokenizedText, dark: bool, font: QFont, width: int = 1200, show_ids: bool = False) -> QImage:
+def tokens_image(state: TokenizedText, dark: bool, font: QFont, width: int = 1200, show_ids: bool = False,
+                 palette: str = "default") -> QImage:
     """The coloured tokens laid out at `width` pixels, as an image for slides."""
     document = QTextDocument()
     document.setDefaultFont(font)
     document.setDocumentMargin(16)
-    document.setHtml(tokens_html(state, dark, show_ids, PNG_TOKEN_LIMIT))
+    document.setHtml(tokens_html(state, dark, show_ids, PNG_TOKEN_LIMIT, palette))
     document.setTextWidth(width)
     size = document.size().toSize()
     image = QImage(size, QImage.Format.Format_ARGB32)

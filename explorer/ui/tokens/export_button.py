@@ -10,6 +10,7 @@ from PySide6.QtGui import QFont, QGuiApplication, QImage
 from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
 from explorer.core.errors import ExplorerError
+from explorer.core.plural import plural
 from explorer.ui.session import Session
 from explorer.ui.tokens import export
 from explorer.ui.workers import Job
@@ -36,28 +37,28 @@ class ExportButton(QToolButton):
 
     def copy_ids(self) -> Job | None:
         return self._export("copying the ids", export.ids_json,
-                            lambda text, state: self._copy_text(text, f"Copied {len(state):,} ids as JSON"))
+                            lambda text, state: self._copy_text(text, f"Copied {plural(len(state), 'id')} as JSON"))
 
     def copy_html(self) -> Job | None:
-        dark, show_ids = self.session.dark, self.show_ids()
-        return self._export("copying the tokens as HTML", lambda state: export.tokens_html(state, dark, show_ids),
+        dark, show_ids, palette = self.session.dark, self.show_ids(), self.session.palette
+        return self._export("copying the tokens as HTML", lambda state: export.tokens_html(state, dark, show_ids, None, palette),
                             lambda markup, _: self._copy_html(markup))
 
     def save_html(self, path: str | None = None) -> Job | None:
         path = path or QFileDialog.getSaveFileName(self, "Save tokens as HTML", "tokens.html", "HTML (*.html)")[0]
-        dark, show_ids = self.session.dark, self.show_ids()
+        dark, show_ids, palette = self.session.dark, self.show_ids(), self.session.palette
         return self._save(path, lambda state: "<!doctype html><meta charset='utf-8'>"
-                          + export.tokens_html(state, dark, show_ids))
+                          + export.tokens_html(state, dark, show_ids, None, palette))
 
     def copy_png(self) -> Job | None:
-        dark, font, show_ids = self.session.dark, QFont(self.session.font), self.show_ids()
-        return self._export("drawing the tokens", lambda state: export.tokens_image(state, dark, font, show_ids=show_ids),
+        dark, font, show_ids, palette = self.session.dark, QFont(self.session.font), self.show_ids(), self.session.palette
+        return self._export("drawing the tokens", lambda state: export.tokens_image(state, dark, font, show_ids=show_ids, palette=palette),
                             lambda image, _: self._copy_image(image))
 
     def save_png(self, path: str | None = None) -> Job | None:
         path = path or QFileDialog.getSaveFileName(self, "Save tokens as PNG", "tokens.png", "PNG image (*.png)")[0]
-        dark, font, show_ids = self.session.dark, QFont(self.session.font), self.show_ids()
-        return self._save(path, lambda state: export.tokens_image(state, dark, font, show_ids=show_ids))
+        dark, font, show_ids, palette = self.session.dark, QFont(self.session.font), self.show_ids(), self.session.palette
+        return self._save(path, lambda state: export.tokens_image(state, dark, font, show_ids=show_ids, palette=palette))
 
     def save_csv(self, path: str | None = None) -> Job | None:
         path = path or QFileDialog.getSaveFileName(self, "Save tokens as CSV", "tokens.csv", "CSV (*.csv)")[0]

@@ -23,6 +23,7 @@ class FindingsPanel(QWidget):
     words_counted = Signal(int)
     differences_found = Signal(list)  # (lane, boolean mask over its tokens) pairs
     span_clicked = Signal(int, int)  # character start and end of a clicked finding
+    looked = Signal()  # the findings of the last look are all in the table
 
     def __init__(self, workers: Workers, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -86,11 +87,21 @@ class FindingsPanel(QWidget):
 
     def _on_job_finished(self, job: object, _: object) -> None:
         if job is self._job:
-            self.label.setText(f"Findings ({self.model.rowCount()})")
+            self.label.setText(f"Findings ({self.model.rowCount():,})")
+            self.looked.emit()
 
     def _on_job_failed(self, job: object, message: str) -> None:
         if job is self._job:
             self.label.setText(f"Findings could not be computed: {message}")
+
+    def wanted_height(self, rows: int) -> int:
+        """Pixels the panel needs to show `rows` rows of its table without scrolling."""
+        table = self.table
+        header = table.horizontalHeader().sizeHint().height()
+        row = table.verticalHeader().defaultSectionSize()
+        scroll = table.horizontalScrollBar().sizeHint().height() if table.horizontalScrollBar().isVisible() else 0
+        return (self.label.sizeHint().height() + self.layout().spacing() + header + rows * row + scroll
+                + 2 * table.frameWidth() + 2)
 
     def _on_table_clicked(self, index: QModelIndex) -> None:
         finding = self.model.data(index, FINDING_ROLE)

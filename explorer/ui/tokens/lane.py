@@ -21,9 +21,10 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from explorer.core.compare import Counts
 from explorer.core.errors import ExplorerError
 from explorer.core.incremental import Edit, TokenBatch, TokenizedText, effective_mode, encode_stream, join_batches
+from explorer.core.plural import plural
 from explorer.core.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.session import Session
-from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, join_pieces
+from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, join_pieces, split_captions
 from explorer.ui.tokens.view import TokenView
 from explorer.ui.tokens.wrapping import keep_whole
 
@@ -52,9 +53,11 @@ class Lane(QWidget):
         self.tokenizer: Tokenizer | None = None
         self.mode: SpecialMode = session.special_mode
         self.show_ids = False
+        self.ids_under = False  # text mode with each token's id under it
         self.state: TokenizedText | None = None
         self.text = ""
         self.words: int | None = None
+        self.reference: tuple[int, str] | None = None  # (tokens, name) of the first lane, when comparing
         self.complete = False
         self._builder: DisplayBuilder | None = None
         self._queue: deque[Queued] = deque()
@@ -62,7 +65,7 @@ class Lane(QWidget):
         self.counts = QLabel(self)
         self.counts.setObjectName("tokenCounts")
         self.view = TokenView(self)
-        self.view.set_dark(session.dark)
+        self.view.set_dark(session.dark, session.palette)
         self.view.set_text_font(session.font)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -96,6 +99,9 @@ class Lane(QWidget):
         elif self.state is not None:
             self.encode_all(self.text)  # half built with the other display
 
+    def _new_builder(self, tokenizer: Tokenizer) -> DisplayBuilder:
+        return DisplayBuilder(tokenizer, self.show_ids, keep_whole, self.ids_under)
+
     def set_text(self, text: str) -> None:
         """Follow the prompt: re-encode around the edit when possible, else everything."""
         big_change = abs(len(text) - len(self.text)) > SYNC_LIMIT
@@ -125,7 +131,9 @@ class Lane(QWidget):
         ids, flags = self.state.ids[edit.first:stop], self.state.flags[edit.first:stop]
         following = int(self.state.ids[stop]) if stop < len(self.state) else None
         self._builder.line = self.view.line_length_at(self.view.position_of(edit.first))
-        self.view.replace_tokens(edit.first, edit.removed, ids, flags, self._builder.piece(ids, following))
+        state = self.state
+        captions = split_captions(state.text, state.starts[edit.first:stop], state.ends[edit.first:stop], flags)
+        self.view.replace_tokens(edit.first, edit.removed, ids, flags, self._builder.piece(ids, following, captions))
 
     # Full encoding
 
@@ -140,44 +148,46 @@ class Lane(QWidget):
         mode, error = effective_mode(tokenizer, text, self.mode)
         self.status.emit(self, f"{_sentence(str(error))} Showing the plain-text reading." if error else "")
         self.state = TokenizedText(tokenizer, "", mode, self.mode)
-        self._builder = DisplayBuilder(tokenizer, self.show_ids, keep_whole)
+        self._builder = self._new_builder(tokenizer)
         if len(text) <= SYNC_LIMIT:
             try:
-                self._queue.extend(_displayed(encode_stream(tokenizer, text, mode), self._builder))
+                self._queue.extend(_displayed(encode_stream(tokenizer, text, mode), self._builder, text))
             except ExplorerError as exc:
                 self.status.emit(self, str(exc))
                 return
             self._drain(budget=None)
             return
-        builder = DisplayBuilder(tokenizer, self.show_ids, keep_whole)  # the worker's own
+        builder = self._new_builder(tokenizer)  # the worker's own
         self.state.reserve(len(text) + 16)  # most texts have fewer tokens than characters
         self.view.reserve(len(text) + 16)
 
         def work():  # type: ignore[no-untyped-def]
-            yield from _displayed(encode_stream(tokenizer, text, mode, block=WORKER_BLOCK), builder)
+            yield from _displayed(encode_stream(tokenizer, text, mode, block=WORKER_BLOCK), builder, text)
 
-        self.counts.setText(f"Tokenizing {len(text):,} characters...")
-        self._start_job(f"tokenizing {len(text):,} characters", work)
+        self.counts.setText(f"Tokenizing {plural(len(text), 'character')}...")
+        self._start_job(f"tokenizing {plural(len(text), 'character')}", work)
 
     def _rebuild_view(self) -> None:
         """Show the same tokens again (text or ids), filling the view as a new text would."""
         assert self.state is not None and self.tokenizer is not None
         self._start_filling(self.text)
         self.view.clear_tokens()
-        self._builder = DisplayBuilder(self.tokenizer, self.show_ids, keep_whole)
+        self._builder = self._new_builder(self.tokenizer)
         ids, flags = self.state.ids, self.state.flags
+        text, starts, ends = self.state.text, self.state.starts, self.state.ends
         if len(self.text) <= SYNC_LIMIT:
-            self._queue.append((None, ids, flags, self._builder.piece(ids)))
+            self._queue.append((None, ids, flags, self._builder.piece(ids, None, split_captions(text, starts, ends, flags))))
             self._drain(budget=None)
             return
-        builder = DisplayBuilder(self.tokenizer, self.show_ids, keep_whole)
+        builder = self._new_builder(self.tokenizer)
         self.view.reserve(len(ids))
 
         def work():  # type: ignore[no-untyped-def]
             for first in range(0, len(ids), GROUP_TOKENS):
                 stop = first + GROUP_TOKENS
                 following = int(ids[stop]) if stop < len(ids) else None
-                yield None, ids[first:stop], flags[first:stop], builder.piece(ids[first:stop], following)
+                captions = split_captions(text, starts[first:stop], ends[first:stop], flags[first:stop])
+                yield None, ids[first:stop], flags[first:stop], builder.piece(ids[first:stop], following, captions)
 
         self._start_job("showing the tokens again", work)
 
@@ -239,9 +249,21 @@ class Lane(QWidget):
             self._show_counts()
             self.updated.emit(self)
         elif not self.complete:
-            self.counts.setText(f"Tokenizing... {len(state):,} tokens so far")
+            self.counts.setText(f"Tokenizing... {plural(len(state), 'token')} so far")
+
+    def wanted_height(self) -> int:
+        """Pixels the lane needs to show all its tokens (a big text: more than any screen)."""
+        spacing = self.layout().spacing()
+        chrome = self.header.sizeHint().height() + self.counts.sizeHint().height() + 2 * spacing
+        return chrome + self.view.content_height()
 
     # Counts
+
+    def set_reference(self, tokens: int | None, name: str) -> None:
+        reference = (tokens, name) if tokens is not None else None
+        if reference != self.reference:
+            self.reference = reference
+            self._show_counts()
 
     def set_words(self, words: int) -> None:
         self.words = words
@@ -255,6 +277,9 @@ class Lane(QWidget):
         if self.words is None:
             summary = summary.rsplit(" · ", 2)[0] + " · counting words..."
         name = self.tokenizer.name if self.tokenizer is not None else ""
+        if self.reference is not None and self.reference[0] and self.complete:
+            change = 100 * (len(self.state) - self.reference[0]) / self.reference[0]
+            summary += f" · <b>{change:+.1f}%</b> tokens vs {self.reference[1]}"
         self.counts.setText(f"<b>{name}</b>: {summary}")
 
 
@@ -264,19 +289,22 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
-def _displayed(batches: Iterator[TokenBatch], builder: DisplayBuilder) -> Iterator[Queued]:
+def _displayed(batches: Iterator[TokenBatch], builder: DisplayBuilder, text: str) -> Iterator[Queued]:
     """The batches joined into groups of about GROUP_TOKENS tokens (each becomes one insertion into
     the view, and a few array copies on the GUI thread), each with its display. A group's display
     is built once the next group has started: whether its last carriage return ends a line depends
-    on the token after it."""
+    on the token after it. Characters split across tokens get their glyph after their pieces."""
+    def piece(group: TokenBatch, following: int | None) -> DisplayPiece:
+        return builder.piece(group.ids, following, split_captions(text, group.starts, group.ends, group.flags))
+
     previous: TokenBatch | None = None
     for group in _grouped(batches):
         if previous is not None:
             following = int(group.ids[0]) if len(group.ids) else None
-            yield previous, previous.ids, previous.flags, builder.piece(previous.ids, following)
+            yield previous, previous.ids, previous.flags, piece(previous, following)
         previous = group
     if previous is not None:
-        yield previous, previous.ids, previous.flags, builder.piece(previous.ids)
+        yield previous, previous.ids, previous.flags, piece(previous, None)
 
 
 def _grouped(batches: Iterator[TokenBatch]) -> Iterator[TokenBatch]:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence, QTextCursor
+from PySide6.QtGui import QGuiApplication, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
+from explorer.core.plural import plural
 from explorer.core.tokenizer import SPECIAL_MODES, Tokenizer
-from explorer.ui.pane import Pane
+from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.picker import BUNDLED
 from explorer.ui.session import TRAINED_PREFIX, Session
 from explorer.ui.tokens.details import token_details
@@ -23,12 +24,15 @@ from explorer.ui.tokens.findings_panel import FindingsPanel
 from explorer.ui.tokens.glyphs import missing_message
 from explorer.ui.tokens.lane import Lane
 from explorer.ui.tokens.prompt import Prompt
+from explorer.ui.tokens.view import DIFF_COLOR
 from explorer.ui.workers import freeze_long_lived
 
 SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"
           "एक एगलेस मावा केक शनिवार के लिए, कृपया।\n"
           "In 1969, 600,000,000 people watched.\t안녕하세요 👋 ")
 MAX_LANES = 4
+FINDING_ROWS = 14  # the findings table grows with its rows up to this many, then scrolls
+MIN_BOTTOM = 130  # pixels the details and findings keep however long the text
 IDLE_MS = 250  # after typing stops: findings, word counts and the comparison
 REMEMBERED_CHARACTERS = 100_000  # a longer prompt is not kept for the next start (the settings file would balloon)
 
@@ -89,6 +93,14 @@ class TokensPane(Pane):
         self.ids_button.setShortcut(QKeySequence("Ctrl+I"))
         self.ids_button.setToolTip("Toggle between token text and token ids (Ctrl+I)")
         self.ids_button.toggled.connect(self._on_ids_toggled)
+        self.under_button = QPushButton("Ids under text", self)
+        self.under_button.setCheckable(True)
+        self.under_button.setShortcut(QKeySequence("Ctrl+Shift+I"))
+        self.under_button.setToolTip("Show each token's id under its text (Ctrl+Shift+I)")
+        self.under_button.toggled.connect(self._on_under_toggled)
+        self.copy_ids_button = QPushButton("Copy ids", self)
+        self.copy_ids_button.setToolTip("Copy the token ids to the clipboard, separated by spaces")
+        self.copy_ids_button.clicked.connect(self.copy_ids)
         self.compare_button = QPushButton("Compare +", self)
         self.compare_button.setToolTip("Add a tokenizer to compare (up to four), Ctrl+K")
         self.compare_button.setShortcut(QKeySequence("Ctrl+K"))
@@ -98,6 +110,8 @@ class TokensPane(Pane):
         bar.addWidget(QLabel("Special tokens:", self))
         bar.addWidget(self.mode_box)
         bar.addWidget(self.ids_button)
+        bar.addWidget(self.under_button)
+        bar.addWidget(self.copy_ids_button)
         bar.addWidget(self.compare_button)
         bar.addWidget(self.export_button)
         bar.addStretch(1)
@@ -119,6 +133,16 @@ class TokensPane(Pane):
 
         self.lanes_widget = QSplitter(Qt.Orientation.Vertical, self)
         self.main_lane = self._new_lane()
+        self.legend = WrappingLabel("", self)
+        self.legend.setObjectName("tokensLegend")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self._show_legend()
+        lanes_box = QWidget(self)
+        lanes_layout = QVBoxLayout(lanes_box)
+        lanes_layout.setContentsMargins(0, 0, 0, 0)
+        lanes_layout.setSpacing(2)
+        lanes_layout.addWidget(self.lanes_widget, 1)
+        lanes_layout.addWidget(self.legend)
 
         self.details = QTextBrowser(self)
         self.details.setOpenLinks(False)
@@ -127,24 +151,73 @@ class TokensPane(Pane):
         self.findings_panel.words_counted.connect(self._on_findings_words_counted)
         self.findings_panel.differences_found.connect(self._on_findings_differences_found)
         self.findings_panel.span_clicked.connect(self.jump_to)
+        self.findings_panel.looked.connect(self.fit_to_content)
         bottom = QSplitter(Qt.Orientation.Horizontal, self)
         bottom.addWidget(self.details)
         bottom.addWidget(self.findings_panel)
         bottom.setSizes([380, 620])
 
-        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter = self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self._user_sized = False  # once the user drags the splitter, the sizes are theirs
+        splitter.splitterMoved.connect(self._on_splitter_moved)
         splitter.addWidget(self.editor)
-        splitter.addWidget(self.lanes_widget)
+        splitter.addWidget(lanes_box)
         splitter.addWidget(bottom)
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 4)
         splitter.setStretchFactor(2, 2)
         splitter.setSizes([160, 380, 200])
+        self._name_controls()
         layout = QVBoxLayout(self.content)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(bar)
         layout.addWidget(self.banner)
         layout.addWidget(splitter, 1)
+
+    def _on_splitter_moved(self, _position: int, _index: int) -> None:
+        self._user_sized = True
+
+    def fit_to_content(self) -> None:
+        """Share the height between the token lanes and the details/findings by what each holds: a
+        short prompt leaves its lanes' empty part to the findings (up to FINDING_ROWS rows)."""
+        sizes = self.splitter.sizes()
+        if self._user_sized or len(sizes) != 3 or sum(sizes) <= 0:
+            return
+        room = sizes[1] + sizes[2]
+        lanes = (sum(lane.wanted_height() for lane in self.lanes) + self.lanes_widget.handleWidth() * (len(self.lanes) - 1)
+                 + self.legend.heightForWidth(max(self.legend.width(), 200)) + 2)
+        rows = min(self.findings_panel.model.rowCount(), FINDING_ROWS)
+        details = int(self.details.document().size().height()) + 2 * self.details.frameWidth() + 4
+        bottom = max(MIN_BOTTOM, self.findings_panel.wanted_height(max(rows, 3)), details)
+        # Both fit: the findings get what they need, the tokens the rest (room to type into). Else
+        # the tokens first, up to 60% of the room, and the rest to the findings.
+        top = room - bottom if lanes + bottom <= room else max(room - bottom, min(lanes, room * 6 // 10))
+        self.splitter.setSizes([sizes[0], top, room - top])
+        if len(self.lanes) > 1:  # each lane as much as it holds, the spare shared out evenly
+            wanted = [min(lane.wanted_height(), top) for lane in self.lanes]
+            spare = max(0, top - sum(wanted)) // len(wanted)
+            self.lanes_widget.setSizes([w + spare for w in wanted])
+
+    def _name_controls(self) -> None:
+        """Accessible names for screen readers: what each control is, where its text does not say it."""
+        for widget, name in ((self.editor, "Prompt"), (self.mode_box, "Special tokens mode"),
+                             (self.details, "Token details"), (self.findings_panel.table, "Findings"),
+                             (self.banner, "Notice"), (self.legend, "Legend of the token marks")):
+            widget.setAccessibleName(name)
+        for button in (self.ids_button, self.under_button, self.copy_ids_button, self.compare_button,
+                       self.export_button, self.chunks_button, self.bytes_button):  # type: ignore[attr-defined]
+            button.setAccessibleName(button.text().replace("+", "").strip())
+            button.setAccessibleDescription(button.toolTip())
+
+    def _show_legend(self) -> None:
+        """What the marks in the view and the editor mean (the comparison's only while comparing)."""
+        muted = self.palette().placeholderText().color().name()
+        parts = ["<b>▏</b> a token starts",
+                 "<u>&nbsp;&nbsp;&nbsp;</u> byte pieces of one character, its glyph after them",
+                 f"<span style='color:{muted}'>┈┈</span> dotted underline in the prompt: a character split across tokens"]
+        if len(self.lanes) > 1:
+            parts.append(f"<span style='color:{DIFF_COLOR.name()}'>▁▁</span> where the compared tokenizers cut the text differently")
+        self.legend.setText("<small>" + " &nbsp;·&nbsp; ".join(parts) + "</small>")
 
     def _new_lane(self) -> Lane:
         lane = Lane(self.session, self.lanes_widget)
@@ -153,9 +226,13 @@ class TokensPane(Pane):
         lane.token_clicked.connect(self._on_lane_token_clicked)
         lane.status.connect(self._on_lane_status)
         lane.view.glyphs_missing.connect(self._on_glyphs_missing)
+        lane.ids_under = self.under_button.isChecked()
         lane.set_show_ids(self.ids_button.isChecked())
+        lane.view.setAccessibleName("Tokens" if not self.lanes else "Compared tokens")
         self.lanes_widget.addWidget(lane)
         self.lanes.append(lane)
+        if hasattr(self, "legend"):
+            self._show_legend()
         return lane
 
     # Text in, tokens out
@@ -203,8 +280,17 @@ class TokensPane(Pane):
             lane.set_text(text)
         self._idle.start()
 
+    def _show_references(self) -> None:
+        """Each compared lane's token count against the first lane's (the compare summary)."""
+        main = self.main_lane
+        reference = len(main.state) if main.state is not None and main.complete and len(self.lanes) > 1 else None
+        name = main.tokenizer.name if main.tokenizer is not None else ""
+        for lane in self.lanes[1:]:
+            lane.set_reference(reference, name)
+
     def _on_lane_updated(self, lane: Lane) -> None:
         self._idle.start()
+        self._show_references()
         if lane is self.main_lane:
             self._mark_editor()
         if self._detail_lane is not None and self._detail_lane.state is not None:
@@ -256,7 +342,7 @@ class TokensPane(Pane):
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         for lane in self.lanes:
-            lane.view.set_dark(dark)
+            lane.view.set_dark(dark, self.session.palette)
 
     def _warm_forest(self, tokenizer: Tokenizer) -> None:
         """Build the merge forest in the background (recovering it from tiktoken ranks takes seconds)."""
@@ -302,6 +388,7 @@ class TokensPane(Pane):
         state = self.main_lane.state.snapshot()  # type: ignore[union-attr]
         others = [(lane, state if lane is self.main_lane else lane.state.snapshot()) for lane in lanes]  # type: ignore[union-attr]
         self.findings_panel.look(state, others)
+        self.fit_to_content()
 
     def _on_findings_words_counted(self, words: int) -> None:
         for lane in self.lanes:
@@ -371,7 +458,9 @@ class TokensPane(Pane):
         header = QHBoxLayout()
         choice = QComboBox(lane)
         choice.setObjectName("compareChoice")
+        choice.setAccessibleName("Tokenizer to compare with")
         remove = QPushButton("Remove", lane)
+        remove.setAccessibleName("Remove this comparison")
         header.addWidget(QLabel("Compare with:", lane))
         header.addWidget(choice, 1)
         header.addWidget(remove)
@@ -402,6 +491,8 @@ class TokensPane(Pane):
         self.compare_button.setEnabled(True)
         if len(self.lanes) < 2:
             self.main_lane.view.set_diff(None)
+        self._show_legend()
+        self._show_references()
         self._idle.start()
 
     def _choices(self) -> list[tuple[str, str]]:
@@ -434,8 +525,34 @@ class TokensPane(Pane):
 
     def _on_ids_toggled(self, show: bool) -> None:
         self.ids_button.setText("Show text" if show else "Show ids")
+        self.ids_button.setAccessibleName(self.ids_button.text())
+        if show and self.under_button.isChecked():
+            self.under_button.blockSignals(True)
+            self.under_button.setChecked(False)
+            self.under_button.blockSignals(False)
         for lane in self.lanes:
+            lane.ids_under = self.under_button.isChecked()
             lane.set_show_ids(show)
+
+    def _on_under_toggled(self, on: bool) -> None:
+        """The text stays, each token's id under it (leaves the ids-only view)."""
+        if on and self.ids_button.isChecked():
+            self.ids_button.blockSignals(True)
+            self.ids_button.setChecked(False)
+            self.ids_button.setText("Show ids")
+            self.ids_button.blockSignals(False)
+        for lane in self.lanes:
+            lane.ids_under = on
+            lane.set_show_ids(self.ids_button.isChecked())
+
+    def copy_ids(self) -> None:
+        """The main lane's token ids on the clipboard, separated by spaces (one click)."""
+        state = self.main_lane.state
+        if state is None or not self.main_lane.complete:
+            self.session.status_posted.emit("No tokens to copy yet")
+            return
+        QGuiApplication.clipboard().setText(" ".join(map(str, state.ids.tolist())))
+        self.session.status_posted.emit(f"Copied {plural(len(state), 'token id')}")
 
     def _state(self):  # type: ignore[no-untyped-def]
         """The main lane's tokens to export, or None (and a message) while there are none yet."""

@@ -15,18 +15,18 @@ from collections.abc import Iterator
 
 import numpy as np
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import (QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen, QTextBlock, QTextCursor,
+from PySide6.QtGui import (QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QTextBlock, QTextCursor,
                            QTextLayout, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from explorer.core.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
-from explorer.ui.theme import token_color
+from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens.display import DisplayPiece
 from explorer.ui.tokens.glyphs import is_missing
 from explorer.ui.tokens.wrapping import shown
 
 DIFF_COLOR = QColor("#D81B60")  # boundary differences in a comparison: magenta, not in the token palette
-SPLIT_COLOR = QColor("#C62828")
+SPLIT_COLOR = QColor("#C62828")  # boxes around characters no installed font can draw
 CACHED_BLOCKS = 1024  # blocks whose token boxes are remembered (a few screens' worth)
 ROW_GAP = 3.0  # pixels below a line that its boxes leave free (one of them is taken back above the line)
 
@@ -51,6 +51,7 @@ class TokenView(QPlainTextEdit):
         self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.viewport().setMouseTracking(True)
         self.dark = False
+        self.palette_name = "default"
         self.diff: np.ndarray | None = None  # bool per token: inside a span where comparisons disagree
         self.current = -1
         self._colors: dict[int, QColor] = {}
@@ -119,6 +120,15 @@ class TokenView(QPlainTextEdit):
         self.total += shift
         self.viewport().update()
 
+    def content_height(self) -> int:
+        """Pixels the whole text takes at the current width, plus a spare line to type into
+        (a text of many lines: more than any screen, without laying it all out)."""
+        document = self.document()
+        if document.blockCount() > 200 or document.characterCount() > 20_000:  # (laying it all out could take long)
+            return 100_000
+        bottom = self.blockBoundingGeometry(document.lastBlock()).bottom()
+        return int(bottom + self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 2 * document.documentMargin())
+
     def position_of(self, index: int) -> int:
         """Display position where token `index` starts (the end for `len(ids)`)."""
         return int(self.starts[index]) if index < len(self.starts) else self.total
@@ -131,9 +141,15 @@ class TokenView(QPlainTextEdit):
         self.diff = diff if diff is not None and len(diff) == len(self.ids) else None
         self.viewport().update()
 
-    def set_dark(self, dark: bool) -> None:
-        self.dark = dark
+    def set_dark(self, dark: bool, palette: str = "default") -> None:
+        """Token colours for the theme and palette; the text takes the theme's own colour, the one
+        every palette entry is checked against (explorer/ui/theme.py)."""
+        self.dark, self.palette_name = dark, palette
         self._colors.clear()
+        colors = self.palette()
+        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+            colors.setColor(group, QPalette.ColorRole.Text, QColor(TEXT[dark]))
+        self.setPalette(colors)
         self.viewport().update()
 
     def set_text_font(self, font: QFont) -> None:
@@ -187,8 +203,13 @@ class TokenView(QPlainTextEdit):
     def _color(self, token_id: int) -> QColor:
         color = self._colors.get(token_id)
         if color is None:
-            color = self._colors[token_id] = token_color(token_id, self.dark)
+            color = self._colors[token_id] = token_color(token_id, self.dark, self.palette_name)
         return color
+
+    def boundary_color(self) -> QColor:
+        """The mark at each token's start: the text's own colour, so it stands out from every token
+        colour as the text does (neighbouring tokens of one colour are still told apart)."""
+        return QColor(self.palette().text().color())
 
     # Painting: backgrounds and boundaries under the text, marks over it
 
@@ -196,8 +217,7 @@ class TokenView(QPlainTextEdit):
         on_screen = list(self._blocks_between(event.rect().top(), event.rect().bottom()))
         blocks = list(self._token_blocks(on_screen))
         painter = QPainter(self.viewport())
-        boundary = QColor(self.palette().text().color())
-        boundary.setAlpha(110)
+        boundary = self.boundary_color()
         color = self._color
         for origin, first, boxes in blocks:
             painter.translate(origin)
@@ -224,6 +244,8 @@ class TokenView(QPlainTextEdit):
         if self.diff is not None:
             marked |= self.diff[first:last]
         wanted = set(np.flatnonzero(marked).tolist())
+        split = QColor(self.palette().text().color())
+        split.setAlpha(170)
         if first <= self.current < last:
             wanted.add(self.current - first)
         for offset, rect, _ in boxes:
@@ -233,8 +255,8 @@ class TokenView(QPlainTextEdit):
             flags = int(self.flags[index])
             if self.diff is not None and self.diff[index]:
                 painter.fillRect(QRectF(rect.left(), rect.bottom() - 3, rect.width(), 3), DIFF_COLOR)
-            if flags & (CUTS_START | CUTS_END):
-                painter.setPen(QPen(SPLIT_COLOR, 1.5, Qt.PenStyle.DashLine))
+            if flags & (CUTS_START | CUTS_END):  # the pieces of one character: a bracket under them all
+                painter.setPen(QPen(split, 1.5))
                 painter.drawLine(rect.bottomLeft() + QPointF(0, -1), rect.bottomRight() + QPointF(0, -1))
             if flags & SPECIAL:
                 painter.setPen(QPen(self.palette().text().color(), 1.5))
@@ -304,6 +326,39 @@ class TokenView(QPlainTextEdit):
         if new:
             self._missing_seen |= new
             self.glyphs_missing.emit(set(self._missing_seen))
+
+    # Keyboard: the arrows walk the tokens one at a time, Enter opens one
+
+    STEPS = {Qt.Key.Key_Left: -1, Qt.Key.Key_Right: +1, Qt.Key.Key_Home: None, Qt.Key.Key_End: None}
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt override)
+        key = event.key()
+        plain = not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if plain and key in self.STEPS and len(self.ids):
+            if key == Qt.Key.Key_Home:
+                index = 0
+            elif key == Qt.Key.Key_End:
+                index = len(self.ids) - 1
+            else:
+                index = min(max(self.current + self.STEPS[key], 0), len(self.ids) - 1) if self.current >= 0 else 0
+            self.walk_to(index)
+            return
+        if plain and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.current >= 0:
+            self.token_clicked.emit(self.current)
+            return
+        super().keyPressEvent(event)
+
+    def walk_to(self, index: int) -> None:
+        """Make token `index` the current one, in sight, and say so (details and screen readers follow)."""
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(int(self.starts[index]))
+        self.blockSignals(True)  # (the cursor's own signal would report the same token)
+        self.setTextCursor(cursor)
+        self.blockSignals(False)
+        self.ensureCursorVisible()
+        self.set_current(index)
+        self.setAccessibleDescription(f"Token {index + 1} of {len(self.ids):,}: id {int(self.ids[index])}")
+        self.token_hovered.emit(index)
 
     # Mouse: hover shows a token, a click (not a drag) opens it
 
