@@ -17,7 +17,7 @@ from explorer.core.files import check_output, display_path
 from explorer.core.occurrences import count_occurrences
 from explorer.core.render import token_text
 from explorer.core.tokenizer import Token, Tokenizer
-from explorer.core.vocab_filter import shown_text
+from explorer.core.render import shown_text
 
 
 def _pieces(tokens: list[Token], start: int, end: int, show: Callable[[bytes], str] = token_text) -> list[str]:

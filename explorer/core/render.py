@@ -74,6 +74,12 @@ def token_text(data: bytes) -> str:
                        for ok, part in split_valid(data))
 
 
+def shown_text(data: bytes) -> str:
+    """A token on one line, as tables and lists show it: `·the`, `↵`, `<E0 A4>` (the token view
+    keeps a real line break after `↵`; a table cell would cut the text there)."""
+    return token_text(data).replace("\n", "")
+
+
 def escaped(data: bytes) -> str:
     """The token as a string literal with escapes (`\\n`, `\\u200b`, `\\xe0`), for the details panel."""
     parts = []

@@ -23,7 +23,7 @@ import regex
 
 from explorer.core.errors import ExplorerError
 from explorer.core.row_search import RegexIndex, fastest
-from explorer.core.render import hex_bytes, split_valid, token_text
+from explorer.core.render import hex_bytes, shown_text, split_valid
 from explorer.core.scripts import SCRIPT_NAMES, ScriptClassifier
 
 if TYPE_CHECKING:
@@ -54,11 +54,6 @@ SortKey = Literal["id", "token", "length", "rank", "left", "right", "count", "se
 
 
 _FROM_VISIBLE = str.maketrans({"\u00b7": " ", "\u2192": "\t", "\u21b5": "\n", "\u240d": "\r"})
-
-
-def shown_text(data: bytes) -> str:
-    """A token on one line, as tables show it: `·the`, `↵`, `<E0 A4>`."""
-    return token_text(data).replace("\n", "")
 
 
 def search_text(data: bytes) -> str:

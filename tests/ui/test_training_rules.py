@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from explorer.core.train import train
-from explorer.ui.training.model import TIE, TIE_MARK
+from explorer.ui.training.model import NEW, RIGHT, TIE, TIE_MARK
 from explorer.ui.training.pane import TOY_RULES_NOTE
 from tests.core.test_train import BAKERY
 from tests.ui.test_training_pane import pane, shown, use, wait_ended  # noqa: F401 (the fixture)
@@ -36,6 +36,7 @@ def test_bakery_trains_the_tutorials_merges_and_marks_ties(qtbot, session, pane)
     assert pane.tokenizer is not None and pane.tokenizer.metadata["rules"] == "minbpe"
     # Merge 8 ('Your ') won a 13-way tie at 4; merge 3 ('s ') won alone.
     assert shown(pane.model, 7, TIE) == f"{TIE_MARK} 13" and shown(pane.model, 2, TIE) == ""
+    assert (shown(pane.model, 18, RIGHT), shown(pane.model, 18, NEW)) == ("↵", ".↵")  # one line: a cell cut at "\n"
     tooltip = pane.model.data(pane.model.index(7, TIE), Qt.ItemDataRole.ToolTipRole)
     assert tooltip == "13 pairs had 4 occurrences: hf rules pick . + ↵, minbpe rules pick Y + our·"
     pane.table.selectRow(7)
@@ -67,6 +68,7 @@ def test_compare_rules_shows_where_the_lists_part(qtbot, qtmodeltester, session,
     model = view.model
     assert model.rowCount() == 30
     assert [model.data(model.index(4, column)) for column in range(3)] == ["5", "ak  (5)  ⚖", "our·  (5)  ⚖"]
+    assert model.data(model.index(7, 1)) == ".↵  (4)  ⚖"  # one line: a cell would be cut at a real "\n"
     assert model.data(model.index(3, 1), Qt.ItemDataRole.BackgroundRole) is None  # 'e ' under both
     assert model.data(model.index(4, 1), Qt.ItemDataRole.BackgroundRole) is not None
     assert view.table.currentIndex().row() == 4

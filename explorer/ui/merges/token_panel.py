@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QListView, QSpli
 from explorer.core.errors import ExplorerError
 from explorer.core.merges import MergeForest
 from explorer.core.tokenizer import Tokenizer
-from explorer.core.vocab_filter import VocabTable, shown_text
+from explorer.core.render import shown_text
+from explorer.core.vocab_filter import VocabTable
 from explorer.ui.merges.model import TOKEN_ID_ROLE, ChildrenModel
 from explorer.ui.pane import WrappingLabel
 from explorer.ui.merges.tree_view import DEPTH_COLORS, MergeTreeView, depth_color, text_color_on

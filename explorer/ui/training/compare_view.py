@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QDialog, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from explorer.core.corpus_sources import Corpus
-from explorer.core.render import token_text
+from explorer.core.render import shown_text
 from explorer.core.rules_compare import Comparing, RulesComparison, compare_rules
 from explorer.core.train import Merge
 from explorer.core.training_run import TrainingSettings
@@ -78,7 +78,7 @@ def _cell(merge: Merge | None) -> str:
     if merge is None:
         return ""
     mark = f"  {TIE_MARK}" if merge.tie is not None else ""
-    return f"{token_text(merge.token)}  ({merge.count:,}){mark}"
+    return f"{shown_text(merge.token)}  ({merge.count:,}){mark}"
 
 
 class RulesCompareView(QDialog):

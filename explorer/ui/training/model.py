@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
-from explorer.core.render import token_text
+from explorer.core.render import shown_text
 from explorer.core.train import BYTE_VOCAB, Merge
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -109,8 +109,8 @@ class MergesModel(QAbstractTableModel):
                 if len(self._shown) > _SHOWN_LIMIT:
                     self._shown.clear()
                 texts = self._shown[row] = (
-                    f"{merge.rank + 1:,}", token_text(self.vocab[merge.left]), token_text(self.vocab[merge.right]),
-                    token_text(merge.token), str(merge.new_id), f"{merge.count:,}", _tie_text(merge))
+                    f"{merge.rank + 1:,}", shown_text(self.vocab[merge.left]), shown_text(self.vocab[merge.right]),
+                    shown_text(merge.token), str(merge.new_id), f"{merge.count:,}", _tie_text(merge))
             return texts[column]
         if role == Qt.ItemDataRole.BackgroundRole:
             return self.highlight if newest else None
@@ -144,11 +144,7 @@ def pair_text(pair: tuple[int, int] | None, vocab: Sequence[bytes]) -> str:
     """`'Y' + 'our·'`: a pair of tokens as the table shows them."""
     if pair is None:
         return "?"
-    return f"{_one_line(vocab[pair[0]])} + {_one_line(vocab[pair[1]])}"
-
-
-def _one_line(data: bytes) -> str:
-    return token_text(data).replace("\r", "").replace("\n", "")  # the ↵ marks stay
+    return f"{shown_text(vocab[pair[0]])} + {shown_text(vocab[pair[1]])}"
 
 
 def tie_summary(merge: Merge, vocab: Sequence[bytes]) -> str:

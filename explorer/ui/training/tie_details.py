@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from explorer.core.render import token_text
+from explorer.core.render import shown_text
 from explorer.core.train import RULES, Merge
 from explorer.ui.training.model import pair_text
 from explorer.ui.training.status import escape
@@ -35,7 +35,7 @@ class TieDetails(QLabel):
 def details_html(merge: Merge, vocab: Sequence[bytes], rules: str) -> str:
     """Rich text: the merge, then its tie with both rules' picks marked."""
     head = (f"<b>Merge {merge.rank + 1:,}</b>: {escape(pair_text((merge.left, merge.right), vocab))} → "
-            f"{escape(token_text(merge.token))}, {merge.count:,} times")
+            f"{escape(shown_text(merge.token))}, {merge.count:,} times")
     tie = merge.tie
     if tie is None:
         return head + ". No tie: no other pair was as frequent."
