@@ -32,11 +32,39 @@ def no_display_reason() -> str | None:
     advice about xcb-cursor0 that does not help: say what is wrong and what to do instead."""
     if sys.platform in ("win32", "darwin") or os.environ.get("QT_QPA_PLATFORM"):
         return None
-    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+    if os.environ.get("WAYLAND_DISPLAY"):
         return None
+    display = os.environ.get("DISPLAY")
+    if display:
+        if _x_server_answers(display):
+            return None
+        return (f"the display {display!r} (DISPLAY) does not answer: is the X server running, or the ssh -X "
+                "session still open? Run a command instead, e.g. tokenizer-explorer encode --tokenizer "
+                "o200k_base --text hello (tokenizer-explorer --help lists them)")
     return ("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set); run a command "
             "instead, e.g. tokenizer-explorer encode --tokenizer o200k_base --text hello "
             "(tokenizer-explorer --help lists them), or log in with a desktop or X forwarding (ssh -X)")
+
+
+def _x_server_answers(display: str) -> bool:
+    """Whether an X server listens at `display` (":0", "unix:1", "localhost:10.0"): Qt aborts the
+    process on one that does not. Anything this cannot parse is left for Qt to try."""
+    import socket
+
+    host, _, rest = display.rpartition(":")
+    number = rest.split(".", 1)[0]
+    if not number.isdigit():
+        return True
+    try:
+        if host in ("", "unix"):
+            with socket.socket(socket.AF_UNIX) as unix:
+                unix.settimeout(1.0)
+                unix.connect(f"/tmp/.X11-unix/X{number}")
+        else:
+            socket.create_connection((host, 6000 + int(number)), timeout=1.0).close()
+    except OSError:
+        return False
+    return True
 
 
 def run_gui(args: Sequence[str] = ()) -> int:

@@ -305,6 +305,18 @@ def test_the_window_without_a_display() -> None:
     assert "no display" in line and "tokenizer-explorer encode" in line
 
 
+def test_the_window_on_a_display_that_does_not_answer() -> None:
+    """A DISPLAY left over from a closed ssh -X session: Qt would abort (exit 134) with its xcb advice."""
+    if sys.platform in ("win32", "darwin"):
+        pytest.skip("Windows and macOS have no X display to miss")
+    number = next(n for n in range(4242, 4300) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    result = run(env={**env, "DISPLAY": f":{number}"})
+    assert result.returncode == 1
+    line = one_line(result)
+    assert f"the display ':{number}' (DISPLAY) does not answer" in line and "tokenizer-explorer encode" in line
+
+
 def test_screenshot_prints_only_its_own_lines(tmp_path: Path) -> None:
     out = tmp_path / "tokens.png"
     result = run("screenshot", "--pane", "tokens", "--out", str(out), "--text", "hello",
