@@ -1,0 +1,104 @@
+"""What to draw for a piece of text cut out of a longer one, when the cut may fall inside a character.
+
+A reader sees graphemes (a flag, a family emoji, स्ते), not code points. A chunk or token boundary
+can fall inside one: GPT-2 cuts the vowel sign off a Devanagari syllable, a custom pattern cuts a
+flag into its two regional indicators. Drawn alone, a lone regional indicator or a ZWJ is a broken
+glyph (or nothing), so such pieces are drawn as labels ("U+1F1FA", "ZWJ") that say what is there.
+Positions are also given in UTF-16 units, the units Qt counts in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from explorer.core.chars import VISIBLE, glyph, visible
+
+_GRAPHEME = regex.compile(r"\X", regex.DOTALL)
+
+
+def grapheme_bounds(text: str) -> frozenset[int]:
+    """Offsets where a grapheme cluster starts or ends (0 and len(text) included).
+
+    >>> sorted(grapheme_bounds("a🇺🇦"))
+    [0, 1, 3]
+    """
+    if text.isascii() and "\r\n" not in text:
+        return frozenset(range(len(text) + 1))
+    return frozenset([0, *(match.end() for match in _GRAPHEME.finditer(text))])
+
+
+def _units(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
+
+
+def is_regional_indicator(char: str) -> bool:
+    return 0x1F1E6 <= ord(char) <= 0x1F1FF
+
+
+@dataclass(frozen=True, slots=True)
+class ShownPiece:
+    """What to draw for text[start:end], and where each of its characters sits in it."""
+
+    text: str
+    units: tuple[int, ...]  # UTF-16 offset in `text` of each position start..end (end included)
+    muted: tuple[tuple[int, int], ...]  # UTF-16 (start, length) spans drawn as symbols, not text
+
+
+def shown_piece(text: str, start: int, end: int, bounds: frozenset[int]) -> ShownPiece:
+    """Whitespace made visible (· ↵), and each character of a grapheme cut by `start` or `end`
+    that has no glyph of its own (a regional indicator, ZWJ, a variation selector) as a label.
+
+    >>> shown_piece("🇺🇦", 0, 1, grapheme_bounds("🇺🇦")).text
+    'U+1F1FA'
+    >>> shown_piece("hi 🇺🇦", 0, 5, grapheme_bounds("hi 🇺🇦")).text
+    'hi·🇺🇦'
+    """
+    piece = text[start:end]
+    if piece.isascii():
+        shown = visible(piece)
+        muted = tuple((i, 1) for i, char in enumerate(piece) if char in VISIBLE)
+        return ShownPiece(shown, tuple(range(len(piece) + 1)), muted)
+    parts: list[str] = []
+    units: list[int] = []
+    muted_spans: list[tuple[int, int]] = []
+    offset = 0
+    cut_left = next((b for b in range(start, -1, -1) if b in bounds), 0)  # the grapheme start at or before `start`
+    for position in range(start, end):
+        if position in bounds:
+            cut_left = position
+        char = text[position]
+        units.append(offset)
+        whole = cut_left >= start and _grapheme_end(bounds, position, len(text)) <= end
+        label = _label(char, whole, text, position, bounds)
+        if label is None:
+            shown = visible(char)
+            if shown != char or char in VISIBLE:
+                muted_spans.append((offset, 1))
+        else:
+            shown = label
+            muted_spans.append((offset, _units(label)))
+        parts.append(shown)
+        offset += _units(shown)
+    units.append(offset)
+    return ShownPiece("".join(parts), tuple(units), tuple(muted_spans))
+
+
+def _grapheme_end(bounds: frozenset[int], position: int, length: int) -> int:
+    end = position + 1
+    while end < length and end not in bounds:
+        end += 1
+    return end
+
+
+def _label(char: str, whole: bool, text: str, position: int, bounds: frozenset[int]) -> str | None:
+    """A label for `char`, or None to draw it as itself."""
+    if is_regional_indicator(char):
+        # A pair inside the piece is a flag; one alone has no glyph (fonts draw a letter, a box or �).
+        alone = position in bounds and position + 1 in bounds
+        return f"U+{ord(char):X}" if not whole or alone else None
+    if whole and not (position in bounds and position + 1 in bounds):
+        return None  # part of a whole grapheme (the ZWJ of a family emoji): the font joins it
+    named = glyph(char)
+    return named if named != visible(char) else None
