@@ -16,6 +16,10 @@ import regex
 from explorer.core.chars import VISIBLE, glyph, visible
 
 _GRAPHEME = regex.compile(r"\X", regex.DOTALL)
+# The only characters that can get a label: regional indicators, format characters, odd spaces
+# and variation selectors (see `_label`). Text without them is shown as `visible` shows it.
+_MAY_LABEL = regex.compile(r"[[\p{Cf}\p{Zs}\p{Zl}\p{Zp}\U0001F1E6-\U0001F1FF\uFE00-\uFE0F\U000E0000-\U000E01EF]--[ ]]",
+                           regex.V1)
 
 
 def grapheme_bounds(text: str) -> frozenset[int]:
@@ -60,6 +64,15 @@ def shown_piece(text: str, start: int, end: int, bounds: frozenset[int]) -> Show
         shown = visible(piece)
         muted = tuple((i, 1) for i, char in enumerate(piece) if char in VISIBLE)
         return ShownPiece(shown, tuple(range(len(piece) + 1)), muted)
+    if _MAY_LABEL.search(piece) is None:
+        units, muted_list, offset = [], [], 0
+        for char in piece:
+            units.append(offset)
+            if char in VISIBLE:
+                muted_list.append((offset, 1))
+            offset += 2 if ord(char) > 0xFFFF else 1
+        units.append(offset)
+        return ShownPiece(visible(piece), tuple(units), tuple(muted_list))
     parts: list[str] = []
     units: list[int] = []
     muted_spans: list[tuple[int, int]] = []
@@ -83,6 +96,14 @@ def shown_piece(text: str, start: int, end: int, bounds: frozenset[int]) -> Show
         offset += _units(shown)
     units.append(offset)
     return ShownPiece("".join(parts), tuple(units), tuple(muted_spans))
+
+
+def shown_text(text: str, start: int, end: int, bounds: frozenset[int]) -> str:
+    """`shown_piece(...).text`, quickly (the layout measures every box, and most need no label)."""
+    piece = text[start:end]
+    if piece.isascii() or _MAY_LABEL.search(piece) is None:
+        return visible(piece)
+    return shown_piece(text, start, end, bounds).text
 
 
 def _grapheme_end(bounds: frozenset[int], position: int, length: int) -> int:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from explorer.core.chars import visible
 from explorer.core.chunk_diff import Comparison, TokenPiece
-from explorer.core.graphemes import ShownPiece, grapheme_bounds, shown_piece
+from explorer.core.graphemes import ShownPiece, grapheme_bounds, shown_piece, shown_text
 from explorer.core.pretokenize import Chunk
 from explorer.ui.chunks.categories import category_border, category_color, category_tag
 from explorer.ui.theme import token_color
@@ -155,7 +155,7 @@ class ChunkView(QWidget):
         widths: dict[str, float] = {}  # most chunks repeat (" the"): measure each text once
 
         def shown(start: int, end: int) -> str:
-            return shown_piece(self.text, start, end, self._bounds).text
+            return shown_text(self.text, start, end, self._bounds)
 
         def advance(text: str) -> float:
             width = widths.get(text)
