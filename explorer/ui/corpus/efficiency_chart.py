@@ -17,6 +17,7 @@ from explorer.ui.theme import OKABE_ITO
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 EXPORT_WIDTH = 1600  # pixels: sharp on a projector, small enough to mail
+MAX_VALUE_LABELS = 36  # bars; more and the figures above them would overlap
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -92,7 +93,7 @@ class EfficiencyChart(QWidget):
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.showGrid(x=False, y=True, alpha=0.25)
-        self._legend = self.plot.addLegend(offset=(-10, 10))
+        self._legend = self.plot.addLegend(offset=(10, 5))
         self._layout.addWidget(self.plot)
 
     def set_pivot(self, pivot: Pivot, dark: bool) -> None:
@@ -115,9 +116,15 @@ class EfficiencyChart(QWidget):
             heights = [pivot.values[row][column] or 0.0 for row in range(len(pivot.sources))]
             bar = pg.BarGraphItem(x=xs, height=heights, width=width * 0.92, brush=tokenizer_color(column),
                                   pen=pg.mkPen(background), name=tokenizer)
-            plot.addItem(bar)
-            self._legend.addItem(bar, tokenizer)
+            plot.addItem(bar)  # named: the legend lists it
             self._bars.append(bar)
+            if len(pivot.sources) * count <= MAX_VALUE_LABELS:
+                for x, value in zip(xs, (pivot.values[row][column] for row in range(len(pivot.sources)))):
+                    text = pg.TextItem("—" if value is None else f"{value:.2f}", color=foreground, anchor=(0.5, 1))
+                    text.setPos(x, value or 0.0)
+                    plot.addItem(text)
+                    self._bars.append(text)
+        self._legend.setColumnCount(min(count, 4))  # across the top, above the bars
         for label in self._legend.items:
             label[1].setAttr("color", foreground)
             label[1].setText(label[1].text)
@@ -130,7 +137,7 @@ class EfficiencyChart(QWidget):
         plot.setTitle(f"{METRICS[pivot.metric].capitalize()} by source", color=foreground)
         top = max((v for row in pivot.values for v in row if v is not None), default=1.0)
         plot.setXRange(-0.6, max(0, len(pivot.sources) - 1) + 0.6, padding=0)
-        plot.setYRange(0, top * 1.15, padding=0)
+        plot.setYRange(0, top * (1.25 + 0.1 * ((count - 1) // 4)), padding=0)  # room for labels and legend
 
     def image(self, width: int = EXPORT_WIDTH) -> QImage:
         """The chart drawn at `width` pixels wide, in the on-screen proportions (pyqtgraph's exporter
@@ -142,7 +149,13 @@ class EfficiencyChart(QWidget):
         exporter = ImageExporter(self.plot.getPlotItem())
         exporter.parameters()["width"] = width
         exporter.parameters()["background"] = QColor("#17181a") if self.dark else QColor("#ffffff")
-        image = exporter.export(toBytes=True)
+        # The exporter scales the plot's text but not the legend, which sits over the view box as
+        # a fixed-size item: scale it by hand for the export, then put it back.
+        self._legend.setScale(width / max(1, self.plot.width()))
+        try:
+            image = exporter.export(toBytes=True)
+        finally:
+            self._legend.setScale(1.0)
         return image if isinstance(image, QImage) else QImage()
 
     def export_png(self, path: str, width: int = EXPORT_WIDTH) -> None:
