@@ -103,8 +103,8 @@ class ChunksPane(Pane):
         # Always there, so a longer text never narrows the columns and lays the boxes out twice.
         self.columns_scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.columns_scroll.setWidget(self.splitter)
+        bottom_layout.addWidget(self.legend)  # above the columns: in sight however short or long the text
         bottom_layout.addWidget(self.columns_scroll, 1)
-        bottom_layout.addWidget(self.legend)
         vertical = QSplitter(Qt.Orientation.Vertical)
         vertical.addWidget(top)
         vertical.addWidget(bottom)
