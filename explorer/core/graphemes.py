@@ -9,6 +9,7 @@ Positions are also given in UTF-16 units, the units Qt counts in.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 import regex
@@ -58,6 +59,8 @@ def shown_piece(text: str, start: int, end: int, bounds: frozenset[int]) -> Show
     'U+1F1FA'
     >>> shown_piece("hi 🇺🇦", 0, 5, grapheme_bounds("hi 🇺🇦")).text
     'hi·🇺🇦'
+    >>> shown_piece("1\ufe0f\u20e3", 1, 3, grapheme_bounds("1\ufe0f\u20e3")).text
+    'VS16 U+20E3'
     """
     piece = text[start:end]
     if piece.isascii():
@@ -77,6 +80,7 @@ def shown_piece(text: str, start: int, end: int, bounds: frozenset[int]) -> Show
     units: list[int] = []
     muted_spans: list[tuple[int, int]] = []
     offset = 0
+    labelled = False  # the character before got a label: a mark after it would sit on the label
     cut_left = next((b for b in range(start, -1, -1) if b in bounds), 0)  # the grapheme start at or before `start`
     for position in range(start, end):
         if position in bounds:
@@ -85,6 +89,11 @@ def shown_piece(text: str, start: int, end: int, bounds: frozenset[int]) -> Show
         units.append(offset)
         whole = cut_left >= start and _grapheme_end(bounds, position, len(text)) <= end
         label = _label(char, whole, text, position, bounds)
+        if label is None and labelled and unicodedata.category(char).startswith("M"):
+            label = f"U+{ord(char):04X}"  # the keycap of 1\ufe0f\u20e3 cut after the 1
+        if label is not None and labelled:
+            label = " " + label  # two labels side by side stay two words
+        labelled = label is not None
         if label is None:
             shown = visible(char)
             if shown != char or char in VISIBLE:
