@@ -89,8 +89,9 @@ def shown_piece(text: str, start: int, end: int, bounds: frozenset[int]) -> Show
         units.append(offset)
         whole = cut_left >= start and _grapheme_end(bounds, position, len(text)) <= end
         label = _label(char, whole, text, position, bounds)
-        if label is None and labelled and unicodedata.category(char).startswith("M"):
-            label = f"U+{ord(char):04X}"  # the keycap of 1\ufe0f\u20e3 cut after the 1
+        category = unicodedata.category(char)
+        if label is None and category.startswith("M") and (labelled or (category == "Me" and not whole)):
+            label = f"U+{ord(char):04X}"  # the keycap of 1\ufe0f\u20e3 cut after the 1, or alone
         if label is not None and labelled:
             label = " " + label  # two labels side by side stay two words
         labelled = label is not None

@@ -29,6 +29,7 @@ def test_a_cut_family_names_its_joiners_and_a_cut_keycap_its_marks() -> None:
     assert shown(FAMILY, 0, 2) == "\U0001F468ZWJ"
     assert shown(FAMILY, 1, 2) == "ZWJ"
     assert shown(KEYCAP, 1, 3) == "VS16 U+20E3"  # not a keycap drawn around the label's last letter
+    assert shown(KEYCAP, 2, 3) == "U+20E3"  # nor an empty keycap on its own
     assert shown("नमस्ते", 3, 4) == "\u094d"  # a vowel sign alone: the font's dotted circle says enough
 
 
