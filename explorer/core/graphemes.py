@@ -19,8 +19,8 @@ from explorer.core.chars import VISIBLE, glyph, visible
 _GRAPHEME = regex.compile(r"\X", regex.DOTALL)
 # The only characters that can get a label: regional indicators, enclosing marks, format characters, odd spaces
 # and variation selectors (see `_label`). Text without them is shown as `visible` shows it.
-_MAY_LABEL = regex.compile(r"[[\p{Me}\p{Cf}\p{Zs}\p{Zl}\p{Zp}\U0001F1E6-\U0001F1FF\uFE00-\uFE0F\U000E0000-\U000E01EF]--[ ]]",
-                           regex.V1)
+_MAY_LABEL = regex.compile(
+    r"[[\p{Me}\p{Cf}\p{Zs}\p{Zl}\p{Zp}\U0001F1E6-\U0001F1FF\uFE00-\uFE0F\U000E0000-\U000E01EF]--[ ]]", regex.V1)
 
 
 def grapheme_bounds(text: str) -> frozenset[int]:

@@ -118,7 +118,8 @@ def test_the_pivot_shows_the_cores_figures_and_exports_a_chart(
     for metric in efficiency.METRICS:
         panel.metric.setCurrentIndex(panel.metric.findData(metric))
         for row, source in enumerate(sources):
-            expected = next(m for m in efficiency.measure(tokenizer, source) if isinstance(m, efficiency.Measurement))
+            expected = next(m for m in efficiency.measure(tokenizer, source)
+                            if isinstance(m, efficiency.Measurement))
             assert pivot.data(pivot.index(row, garden), Qt.ItemDataRole.UserRole) == pytest.approx(efficiency.metric_value(expected, metric))
             assert pivot.data(pivot.index(row, garden)) == f"{efficiency.metric_value(expected, metric):.2f}"
     assert panel.export_png_button.isEnabled()
