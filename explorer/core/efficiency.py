@@ -51,6 +51,11 @@ class Measurement(TokenRates):
     bytes: int = 0  # UTF-8 bytes of the text
     words: int = 0
     error: str = ""
+    chars: int = 0  # characters of the text (code points)
+
+    @property
+    def tokens_per_char(self) -> float:
+        return self.tokens / self.chars if self.chars else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,17 +71,18 @@ def measure(tokenizer: Tokenizer, source: Source) -> Iterator[float | Measuremen
     """Encode every text of `source` (special-token strings as plain text); fractions, then the result."""
     reader = CorpusReader([source])
     total = max(reader.total_bytes, 1)
-    tokens = size = words = 0
+    tokens = size = words = chars = 0
     next_report = REPORT_BYTES
     for text in reader:
         tokens += len(tokenizer.encode(text, special="plain"))
         size += len(text.encode("utf-8"))
+        chars += len(text)
         words += count_words(text)
         if reader.bytes_read >= next_report:
             next_report = reader.bytes_read + REPORT_BYTES
             yield min(reader.bytes_read / total, 0.99)
     problem = "; ".join(map(str, reader.skipped[:2]))
-    yield Measurement(tokenizer.name, source.name, tokens, size, words, problem if not size else "")
+    yield Measurement(tokenizer.name, source.name, tokens, size, words, problem if not size else "", chars)
 
 
 def measure_all(tokenizers: Sequence[TokenizerRef], sources: Sequence[Source]) -> Iterator[object]:
@@ -102,8 +108,8 @@ def measure_all(tokenizers: Sequence[TokenizerRef], sources: Sequence[Source]) -
                     yield EfficiencyProgress(ref.label, source.name, item, done, total)
 
 
-def _fields(m: Measurement) -> tuple[str, str, int, int, int, str]:
-    return m.tokenizer, m.source, m.tokens, m.bytes, m.words, m.error
+def _fields(m: Measurement) -> tuple[str, str, int, int, int, str, int]:
+    return m.tokenizer, m.source, m.tokens, m.bytes, m.words, m.error, m.chars
 
 
 def premium(rows: Iterable[Measurement], row: Measurement, reference: str) -> float | None:
@@ -120,7 +126,7 @@ def premium(rows: Iterable[Measurement], row: Measurement, reference: str) -> fl
 
 
 CSV_COLUMNS = ["tokenizer", "source", "tokens", "bytes", "words", "bytes_per_token", "tokens_per_word",
-               "premium_vs_reference", "reference", "error"]
+               "premium_vs_reference", "reference", "error", "chars", "tokens_per_char"]
 
 
 def to_csv(rows: Sequence[Measurement], reference: str = "") -> str:
@@ -133,5 +139,50 @@ def to_csv(rows: Sequence[Measurement], reference: str = "") -> str:
         writer.writerow([row.tokenizer, row.source, row.tokens, row.bytes, row.words,
                          f"{row.bytes_per_token:.4f}" if row.tokens else "",
                          f"{row.tokens_per_word:.4f}" if row.words else "",
-                         f"{ratio:.4f}" if ratio is not None else "", reference, row.error])
+                         f"{ratio:.4f}" if ratio is not None else "", reference, row.error, row.chars,
+                         f"{row.tokens_per_char:.4f}" if row.chars else ""])
     return out.getvalue()
+
+
+# The pivot: sources down, tokenizers across, one figure per cell (the slide of seed 004)
+
+METRICS: dict[str, str] = {"tokens_per_word": "tokens per word", "tokens_per_char": "tokens per character",
+                           "bytes_per_token": "bytes per token"}
+
+
+def metric_value(row: Measurement, metric: str) -> float | None:
+    """One figure of a measurement; None when it cannot be computed (an error, no words)."""
+    if row.error or not row.tokens:
+        return None
+    if metric == "tokens_per_word":
+        return row.tokens_per_word if row.words else None
+    if metric == "tokens_per_char":
+        return row.tokens_per_char if row.chars else None
+    if metric == "bytes_per_token":
+        return row.bytes_per_token
+    raise ExplorerError(f"unknown efficiency figure {metric!r}; choose one of {', '.join(METRICS)}")
+
+
+@dataclass(frozen=True, slots=True)
+class Pivot:
+    """`values[i][j]`: the figure of tokenizer j on source i (None where unknown)."""
+
+    metric: str
+    sources: tuple[str, ...]
+    tokenizers: tuple[str, ...]
+    values: tuple[tuple[float | None, ...], ...]
+
+
+def pivot(rows: Iterable[Measurement], metric: str = "tokens_per_word") -> Pivot:
+    """Sources x tokenizers, in the order they first appear.
+
+    >>> table = pivot([Measurement("t", "en", 10, 40, 8), Measurement("t", "hi", 30, 90, 8)])
+    >>> table.sources, table.tokenizers, table.values
+    (('en', 'hi'), ('t',), ((1.25,), (3.75,)))
+    """
+    rows = list(rows)
+    sources = tuple(dict.fromkeys(row.source for row in rows))
+    tokenizers = tuple(dict.fromkeys(row.tokenizer for row in rows))
+    cells = {(row.source, row.tokenizer): metric_value(row, metric) for row in rows}
+    return Pivot(metric, sources, tokenizers,
+                 tuple(tuple(cells.get((source, tokenizer)) for tokenizer in tokenizers) for source in sources))

@@ -79,11 +79,24 @@ def script_shares(counts: Counter[str] | dict[str, int]) -> list[tuple[str, floa
 
 
 def describe_shares(counts: Counter[str] | dict[str, int], limit: int = 3) -> str:
-    """'Latin 75% · Hangul 25%' (the largest `limit` scripts; tiny shares as '<1%')."""
+    """'Latin 75% · Hangul 25%' (the largest `limit` scripts; tiny shares as '<1%', and a share
+    beside them as '>99%', never a '100%' that is not all).
+
+    >>> describe_shares({"Latin": 998, "Hangul": 2})
+    'Latin >99% · Hangul <1%'
+    """
     shares = script_shares(counts)
     if not shares:
         return "no letters"
-    parts = [f"{name} {share:.0%}" if share >= 0.005 else f"{name} <1%" for name, share in shares[:limit]]
+    parts = [f"{name} {_percent(share, alone=len(shares) == 1)}" for name, share in shares[:limit]]
     if len(shares) > limit:
         parts.append(f"+{len(shares) - limit} more")
     return " · ".join(parts)
+
+
+def _percent(share: float, alone: bool) -> str:
+    if share < 0.005:
+        return "<1%"
+    if share >= 0.995 and not alone:
+        return ">99%"
+    return f"{share:.0%}"

@@ -79,8 +79,37 @@ def apply_theme(app: QApplication, theme: str) -> None:
         }
     for role, value in colors.items():
         palette.setColor(role, QColor(value))
+    apply_disabled_colors(palette, dark)
     app.setPalette(palette)
+    app.setStyleSheet(CONTROLS_STYLESHEET)
     app.setProperty("explorer_dark", dark)
+
+
+# Controls, apart from the token palette: disabled looks disabled, menu arrows have room.
+
+# Setting a colour for a role sets it in every colour group, so without this a disabled button
+# looks exactly like an enabled one: dim its text and flatten its face in both themes.
+_DISABLED_COLORS = {
+    False: {QPalette.ColorRole.WindowText: "#9a9ca0", QPalette.ColorRole.Text: "#9a9ca0",
+            QPalette.ColorRole.ButtonText: "#9a9ca0", QPalette.ColorRole.Button: "#efeff0",
+            QPalette.ColorRole.Base: "#f4f4f5", QPalette.ColorRole.Light: "#f4f4f5"},
+    True: {QPalette.ColorRole.WindowText: "#6b6e73", QPalette.ColorRole.Text: "#6b6e73",
+           QPalette.ColorRole.ButtonText: "#6b6e73", QPalette.ColorRole.Button: "#252629",
+           QPalette.ColorRole.Base: "#1d1e20", QPalette.ColorRole.Light: "#252629"},
+}
+
+# A tool button whose menu opens on click (popupMode 2, InstantPopup: "Export", "Samples") gets
+# no room for its arrow in Fusion, which draws it over the last letter: make room, once for all.
+CONTROLS_STYLESHEET = """
+QToolButton[popupMode="2"] { padding: 2px 16px 2px 6px; }
+QToolButton[popupMode="2"]::menu-indicator { subcontrol-origin: margin; subcontrol-position: right center;
+                                             right: 5px; }
+"""
+
+
+def apply_disabled_colors(palette: QPalette, dark: bool) -> None:
+    for role, value in _DISABLED_COLORS[dark].items():
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(value))
 
 
 def current_is_dark() -> bool:

@@ -74,7 +74,9 @@ def test_script_counts_cover_every_character() -> None:
 
 
 def test_describe_shares() -> None:
-    assert describe_shares({"Latin": 995, "Hangul": 4, "Neutral": 100}) == "Latin 100% · Hangul <1%"
+    # Not "Latin 100%" beside another script: the Total row of a mostly-English corpus read as all Latin.
+    assert describe_shares({"Latin": 995, "Hangul": 4, "Neutral": 100}) == "Latin >99% · Hangul <1%"
+    assert describe_shares({"Latin": 995}) == "Latin 100%"
     assert describe_shares({NEUTRAL: 5}) == "no letters"
     many = {name: 10 for name in ["Latin", "Greek", "Cyrillic", "Arabic", "Hangul"]}
     assert describe_shares(many).endswith("+2 more")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QPointF, QTimer
+from PySide6.QtGui import QFontMetricsF
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from explorer.core.chunk_diff import compare, tokens_by_chunk
@@ -14,6 +16,7 @@ from explorer.ui.chunks import create_pane
 from explorer.ui.chunks.column import PatternColumn
 from explorer.ui.chunks.examples import EXAMPLES
 from explorer.ui.chunks.pane import ChunksPane
+from explorer.ui.chunks.view import PAD_X, ChunkView
 from explorer.ui.session import Session
 
 
@@ -51,7 +54,7 @@ def test_default_columns_show_the_cores_chunks(qtbot: QtBot, pane: ChunksPane) -
         covered = [(b.start, b.end) for b in column.view.boxes]
         assert covered[0][0] == 0 and covered[-1][1] == len(text)
         assert all(a[1] == b[0] for a, b in zip(covered, covered[1:]))
-        assert "letters" in column.legend.text()
+    assert "letters" in pane.legend.text()
 
 
 def test_hows_example_highlights_the_differing_boundary(qtbot: QtBot, pane: ChunksPane) -> None:
@@ -89,8 +92,8 @@ def test_custom_pattern_marks_gaps_live(qtbot: QtBot, pane: ChunksPane) -> None:
     settle(qtbot, pane)
     assert [(c.text, c.is_gap) for c in column.view.chunks] == [("ab", True), ("12", False), ("cd", True),
                                                                  ("345", False)]
-    assert [b.tag for b in column.view.boxes] == ["gap", "1", "gap", "1"]
-    assert "gap" in column.legend.text() and "2 gaps" in column.count.text()
+    assert [b.tag for b in column.view.boxes] == ["gap", "", "gap", ""]  # a custom kind: colour and legend only
+    assert "gap" in pane.legend.text() and "2 gaps" in column.count.text()
     assert "gap" in column.view.describe(0)
     column.editor.setText(r"\d")  # typing updates the result
     qtbot.waitUntil(lambda: column.run is not None and column.run.pattern == r"\d")
@@ -194,7 +197,7 @@ def test_a_chunk_wider_than_the_column_continues_in_open_boxes(qtbot: QtBot, pan
     assert [(b.start, b.end) for b in view.boxes][0][0] == 0 and view.boxes[-1].end == len(text)
     assert all(a.end == b.start for a, b in zip(view.boxes, view.boxes[1:]))
     assert not view.boxes[0].open_left and view.boxes[0].open_right
-    assert view.boxes[-1].open_left and not view.boxes[-1].open_right and view.boxes[-1].tag == "1"
+    assert view.boxes[-1].open_left and not view.boxes[-1].open_right and view.boxes[-1].tag == "*"
     assert all(b.rect.right() <= view.width() for b in view.boxes)
     newline = next(b for b in view.boxes if text[b.end - 1] == "\n")
     after = view.boxes[view.boxes.index(newline) + 1]
@@ -215,3 +218,94 @@ def test_note_where_tiktoken_and_tokenizers_classify_the_text_apart(qtbot: QtBot
     pane.set_text("a and c")  # nothing classified apart: the note goes
     settle(qtbot, pane)
     assert not column.reference_note.isVisible()
+
+
+# Drawing every script: graphemes, colours by kind, heights
+
+
+def _box_fits(view: ChunkView, number: int) -> bool:
+    """The text drawn in a box (with its tag) is no wider than the box, and the box is in the view."""
+    box = view.boxes[number]
+    drawn = view._text_layout(number).lineAt(0).naturalTextWidth()
+    tag = QFontMetricsF(view._small).horizontalAdvance(box.tag) + 3 if box.tag else 0.0
+    return drawn + 2 * PAD_X + tag <= box.rect.width() + 0.5 and 0 <= box.rect.left() and \
+        box.rect.right() <= view.width()
+
+
+def test_a_flag_stays_inside_its_box_and_a_cut_one_is_labelled(qtbot: QtBot, pane: ChunksPane) -> None:
+    """A space, a flag and a newline in one chunk (Qt counts UTF-16 units, Python code points), and a
+    flag cut in two by a custom pattern: every box holds what it draws, and a lone regional
+    indicator is drawn as its code point, not as a broken glyph."""
+    text = "cake \U0001F1FA\U0001F1E6\nx \U0001F382\n\U0001F468\u200d\U0001F469"
+    pane.set_text(text)
+    pane.columns[2].set_pattern(".")
+    settle(qtbot, pane)
+    for column in pane.columns:
+        view = column.view
+        assert all(_box_fits(view, number) for number in range(len(view.boxes))), column.title()
+        shown_texts = [view._text_layout(n).text() for n in range(len(view.boxes))]
+        assert "\ufffd" not in "".join(shown_texts)
+    cut = pane.columns[2].view
+    drawn = [cut._text_layout(n).text() for n in range(len(cut.boxes))]
+    assert "U+1F1FA" in drawn and "U+1F1E6" in drawn and "ZWJ" in drawn
+    whole = pane.columns[1].view  # cl100k keeps the flag whole: drawn as the flag itself
+    assert any("\U0001F1FA\U0001F1E6" in whole._text_layout(n).text() for n in range(len(whole.boxes)))
+
+
+def test_a_long_run_of_flags_wraps_between_flags(qtbot: QtBot, pane: ChunksPane) -> None:
+    flags = "".join(chr(0x1F1E6 + a) + chr(0x1F1E6 + b) for a, b in [(20, 0), (9, 15), (5, 17), (3, 4)] * 20)
+    pane.set_text(" " + flags)  # one chunk; the flags start at odd offsets
+    settle(qtbot, pane)
+    view = pane.columns[0].view
+    assert len(view.chunks) == 1 and len(view.boxes) > 1
+    assert all(box.start % 2 == 1 or box.start == 0 for box in view.boxes)  # never inside a flag
+    assert not any("U+" in view._text_layout(n).text() for n in range(len(view.boxes)))
+    assert all(_box_fits(view, number) for number in range(len(view.boxes)))
+
+
+def test_one_colour_per_kind_in_every_column(qtbot: QtBot, pane: ChunksPane) -> None:
+    """GPT-2's whitespace is its 7th alternative, GPT-4's its 8th: the same kind, the same colour."""
+    pane.differences.setChecked(False)  # no accent bars over the fills
+    pane.set_text("Hello world  \n  x 42")
+    settle(qtbot, pane)
+    images = {column: column.view.grab().toImage() for column in pane.columns}
+    seen: dict[str, set[str]] = {}
+    indexes: dict[str, set[int]] = {}
+    for column, image in images.items():
+        view = column.view
+        for box in view.boxes:
+            chunk = view.chunks[box.chunk]
+            x = int(box.rect.left() + PAD_X / 2 + 0.5)
+            y = int(box.rect.center().y())
+            seen.setdefault(chunk.label, set()).add(image.pixelColor(x * image.devicePixelRatio(),
+                                                                     y * image.devicePixelRatio()).name())
+            indexes.setdefault(chunk.label, set()).add(chunk.alternative)
+    assert any(len(found) > 1 for found in indexes.values()), "the text should put one kind at two indexes"
+    assert all(len(colors) == 1 for colors in seen.values()), seen
+    assert len({next(iter(colors)) for colors in seen.values()}) == len(seen)  # kinds apart
+    legend = pane.legend.text()
+    assert all(label in legend for label in seen)
+    assert not any(isinstance(child, QLabel) and child.objectName() == "chunkLegend"
+                   for column in pane.columns for child in column.findChildren(QLabel))
+
+
+def test_columns_fit_their_content_and_scroll_together(qtbot: QtBot, pane: ChunksPane) -> None:
+    """Every column's boxes are as tall as their rows (no empty band, no cut row) and the pane
+    scrolls all columns together down to the last row of the longest."""
+    pane.resize(1200, 800)
+    line = ("Hello, how's it going? I'M fine.\nनमस्ते दुनिया\nمرحبا بالعالم\nこんにちは世界\n"
+            "สวัสดีชาวโลก \U0001F1FA\U0001F1E6 \U0001F468\u200d\U0001F469\u200d\U0001F467\n")
+    for text in (line, line * 6):
+        pane.set_text(text)
+        settle(qtbot, pane)
+        qtbot.wait(50)
+        bottoms = []
+        for column in pane.columns:
+            view = column.view
+            bottom = view.boxes[-1].rect.bottom()
+            assert bottom <= view.height() < bottom + 20, column.title()  # sized to its content
+            bottoms.append(view.mapTo(pane.splitter, QPointF(0, bottom).toPoint()).y())
+        bar = pane.columns_scroll.verticalScrollBar()
+        bar.setValue(bar.maximum())
+        assert bar.value() + pane.columns_scroll.viewport().height() >= max(bottoms)  # the last row in reach
+    assert bar.maximum() > 0  # the long text scrolls

@@ -1,17 +1,18 @@
-"""One pattern's column in the Chunks pane: picker, custom editor, chunk count, boxes and legend."""
+"""One pattern's column in the Chunks pane: picker, custom editor, chunk count and boxes (the
+legend, shared by every column, is the pane's)."""
 
 from __future__ import annotations
 
 import html
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QResizeEvent
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QScrollArea, QToolButton,
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QToolButton,
                                QVBoxLayout, QWidget)
 
 from explorer.core.chunk_diff import PatternRun
 from explorer.core.pretokenize import NAMED_PATTERNS, PATTERN_DESCRIPTIONS
-from explorer.ui.chunks.view import ChunkView, accent, alternative_color
+from explorer.ui.chunks.view import ChunkView, accent
 
 CUSTOM = "custom"
 MAX_NOTED = 5  # characters listed in the note on tiktoken and tokenizers
@@ -67,18 +68,9 @@ class PatternColumn(QFrame):
         self.reference_note.setTextFormat(Qt.TextFormat.RichText)
         self.reference_note.setVisible(False)
 
+        # As tall as its boxes: the pane scrolls every column together, so no column cuts its last
+        # row while another leaves its space empty.
         self.view = ChunkView()
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        # Always there, so a longer text never narrows the view and lays the boxes out twice.
-        self.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
-        self.scroll.setWidget(self.view)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.legend = QLabel()
-        self.legend.setObjectName("chunkLegend")
-        self.legend.setWordWrap(True)
-        self.legend.setTextFormat(Qt.TextFormat.RichText)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -87,8 +79,8 @@ class PatternColumn(QFrame):
         layout.addWidget(self.editor)
         layout.addWidget(self.message)
         layout.addWidget(self.reference_note)
-        layout.addWidget(self.scroll, 1)
-        layout.addWidget(self.legend)
+        layout.addWidget(self.view)
+        layout.addStretch(1)
 
         self.combo.currentIndexChanged.connect(self._on_combo_changed)
         self.editor.textChanged.connect(lambda _: self.pattern_edited.emit())
@@ -150,7 +142,6 @@ class PatternColumn(QFrame):
         self.count.setText(f"{len(run.chunks):,} chunks" + (f", {gaps} gaps" if gaps else ""))
         self.count.setToolTip(f"Unicode classes as {run.reference} reads them")
         self._show_reference_note(run)
-        self._update_legend()
 
     def _show_reference_note(self, run: PatternRun) -> None:
         """Say which characters tiktoken and tokenizers classify apart, and what that does here."""
@@ -182,39 +173,11 @@ class PatternColumn(QFrame):
         self.message.setText(f"<span style='color:{color}'>{text}</span>")
         self.message.setVisible(True)
 
-    def _update_legend(self) -> None:
-        if self.run is None:
-            self.legend.clear()
-            return
-        entries = []
-        for index, label in enumerate(self.run.labels):
-            color = alternative_color(index, self.dark)
-            border = color.lighter(190) if self.dark else color.darker(150)
-            entries.append(f"<span style='background:{color.name()}; border:1px solid {border.name()}'>"
-                           f"&nbsp;{index + 1}&nbsp;</span>&nbsp;{html.escape(label)}")
-        if any(c.is_gap for c in self.run.chunks):
-            entries.append("<span style='color:#b00020'>▨&nbsp;gap</span>&nbsp;not matched")
-        entries.append(f"<span style='color:{accent(self.dark).name()}'>▌</span>&nbsp;boundary other patterns lack")
-        self.legend.setText("&nbsp;&nbsp; ".join(entries))
-        self._fit_legend()
-
-    def _fit_legend(self) -> None:
-        """Word-wrapped labels ask for too little height in a layout: reserve what the width needs."""
-        width = self.legend.width() if self.legend.width() > 50 else self.width() - 12
-        height = self.legend.heightForWidth(max(50, width))
-        if height > 0:
-            self.legend.setMinimumHeight(height)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
-        super().resizeEvent(event)
-        self._fit_legend()
-
     # Presentation
 
     def set_dark(self, dark: bool) -> None:
         self.dark = dark
         self.view.set_dark(dark)
-        self._update_legend()
 
     def set_text_font(self, font: QFont) -> None:
         self.view.setFont(font)

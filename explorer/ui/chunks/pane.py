@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
+                               QSplitter, QVBoxLayout, QWidget)
 
 from explorer.core.chunk_diff import PatternRun, compare, crossing_tokens, run_pattern, tokens_by_chunk
 from explorer.core.tokenizer import Token, Tokenizer
+from explorer.ui.chunks.categories import legend_html
 from explorer.ui.chunks.column import PatternColumn
+from explorer.ui.chunks.view import accent
 from explorer.ui.chunks.examples import DEFAULT_TEXT, EXAMPLES
-from explorer.ui.pane import Pane, example_bar
+from explorer.ui.pane import Pane, WrappingLabel, example_bar
 from explorer.ui.session import Session
 
 DEFAULT_PATTERNS = ("gpt2", "cl100k", "o200k")
@@ -88,9 +90,24 @@ class ChunksPane(Pane):
         top_layout.addWidget(self.editor)
         top_layout.addLayout(examples)
         top_layout.addLayout(options)
+        self.legend = WrappingLabel()  # one legend for every column: a kind has one colour everywhere
+        self.legend.setObjectName("chunkLegend")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        bottom = QWidget()
+        bottom_layout = QVBoxLayout(bottom)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        self.columns_scroll = QScrollArea()  # the columns scroll together, each as tall as its chunks
+        self.columns_scroll.setObjectName("chunkColumns")
+        self.columns_scroll.setWidgetResizable(True)
+        self.columns_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        # Always there, so a longer text never narrows the columns and lays the boxes out twice.
+        self.columns_scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.columns_scroll.setWidget(self.splitter)
+        bottom_layout.addWidget(self.legend)  # above the columns: in sight however short or long the text
+        bottom_layout.addWidget(self.columns_scroll, 1)
         vertical = QSplitter(Qt.Orientation.Vertical)
         vertical.addWidget(top)
-        vertical.addWidget(self.splitter)
+        vertical.addWidget(bottom)
         vertical.setStretchFactor(0, 0)
         vertical.setStretchFactor(1, 1)
         vertical.setSizes([150, 600])
@@ -176,7 +193,13 @@ class ChunksPane(Pane):
         text = self.text()
         return [(c, c.run) for c in self.columns if c.run is not None and c.run.text == text]
 
+    def _update_legend(self) -> None:
+        labels = {label for column in self.columns if column.run is not None for label in column.run.labels}
+        gaps = any(c.is_gap for column in self.columns if column.run is not None for c in column.run.chunks)
+        self.legend.setText(legend_html(labels, self.session.dark, accent(self.session.dark), gaps))
+
     def _update_comparison(self) -> None:
+        self._update_legend()
         runs = self._current_runs()
         comparison = compare([run.chunks for _, run in runs]) if len(runs) >= 2 else None
         names = [c.title() for c, _ in runs]
@@ -249,6 +272,7 @@ class ChunksPane(Pane):
     def _on_session_theme_changed(self, dark: bool) -> None:
         for column in self.columns:
             column.set_dark(dark)
+        self._update_legend()
 
     def prepare_screenshot(self, text: str | None = None) -> None:
         """Show `text` (or the default) with every column computed now, for the screenshot command."""

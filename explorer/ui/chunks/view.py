@@ -1,4 +1,4 @@
-"""The chunk boxes of one pattern: coloured by alternative, wrapped to the column, with hover details.
+"""The chunk boxes of one pattern: coloured by kind (letters, digits...), wrapped to the column, with hover details.
 
 Every chunk is a box: merges happen inside a box, never across two. A chunk too wide for a line,
 or holding a newline, continues in a box with an open (dashed) side. Boundaries that another
@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import html
 import math
-import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
@@ -19,33 +18,16 @@ from PySide6.QtGui import (QBrush, QColor, QFont, QFontMetricsF, QMouseEvent, QP
                            QResizeEvent, QTextCharFormat, QTextLayout)
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from explorer.core.chars import VISIBLE, visible
+from explorer.core.chars import visible
 from explorer.core.chunk_diff import Comparison, TokenPiece
+from explorer.core.graphemes import ShownPiece, grapheme_bounds, shown_piece, shown_text
 from explorer.core.pretokenize import Chunk
-from explorer.ui.theme import OKABE_ITO, token_color
+from explorer.ui.chunks.categories import category_border, category_color, category_tag
+from explorer.ui.theme import token_color
 
 PAD_X, PAD_Y, GAP_X, GAP_Y = 4.0, 3.0, 3.0, 7.0
 TOKEN_BAR = 4.0  # height of the token bars under the text
 ACCENT_LIGHT, ACCENT_DARK = QColor("#c2185b"), QColor("#ff6eb4")
-
-
-def _mix(color: QColor, other: QColor, amount: float) -> QColor:
-    """`color` moved `amount` of the way towards `other`."""
-    return QColor(*(round(a + (b - a) * amount) for a, b in ((color.red(), other.red()),
-                                                             (color.green(), other.green()),
-                                                             (color.blue(), other.blue()))))
-
-
-def alternative_colors(dark: bool) -> list[QColor]:
-    """Fill colours for the alternatives: Okabe-Ito mixed towards the background, so every hue
-    stays distinct (lighter() turns the pale ones white) and the text on it stays readable."""
-    background = QColor("#17181a") if dark else QColor("#ffffff")
-    return [_mix(QColor(c), background, 0.58 if dark else 0.6) for c in OKABE_ITO]
-
-
-def alternative_color(alternative: int, dark: bool) -> QColor:
-    colors = alternative_colors(dark)
-    return colors[alternative % len(colors)]
 
 
 def accent(dark: bool) -> QColor:
@@ -62,7 +44,7 @@ class Box:
     end: int
     open_left: bool
     open_right: bool
-    tag: str  # the alternative's number, on the chunk's last box only
+    tag: str  # the kind's short tag ("L", "N"), on the chunk's last box only
     xs: list[float] = field(default_factory=list)  # x of each character position, filled on paint
 
 
@@ -88,6 +70,7 @@ class ChunkView(QWidget):
         self.dark = False
         self.highlight: tuple[int, int] | None = None
         self.boxes: list[Box] = []
+        self._bounds: frozenset[int] = frozenset()  # grapheme boundaries of `text`
         self._layouts: dict[int, QTextLayout] = {}
         self._laid_out_width = -1.0
         self._hover_chunk = -1
@@ -97,6 +80,7 @@ class ChunkView(QWidget):
 
     def set_chunks(self, text: str, chunks: Sequence[Chunk], labels: Sequence[str], sources: Sequence[str]) -> None:
         self.text, self.chunks, self.labels, self.sources = text, list(chunks), list(labels), list(sources)
+        self._bounds = grapheme_bounds(text)
         self.edges = [(False, False)] * len(self.chunks)
         self.differs = [False] * len(self.chunks)
         self.disagreeing = {}
@@ -170,6 +154,9 @@ class ChunkView(QWidget):
         tag_widths: dict[str, float] = {}
         widths: dict[str, float] = {}  # most chunks repeat (" the"): measure each text once
 
+        def shown(start: int, end: int) -> str:
+            return shown_text(self.text, start, end, self._bounds)
+
         def advance(text: str) -> float:
             width = widths.get(text)
             if width is None:
@@ -181,20 +168,22 @@ class ChunkView(QWidget):
         boxes: list[Box] = []
         x, y = GAP_X, GAP_Y
         for index, chunk in enumerate(self.chunks):
-            tag = "gap" if chunk.is_gap else str(chunk.alternative + 1)
-            tag_width = tag_widths.get(tag) or tag_widths.setdefault(tag, small.horizontalAdvance(tag) + 3)
+            tag = category_tag(chunk.label)
+            if tag not in tag_widths:
+                tag_widths[tag] = small.horizontalAdvance(tag) + 3 if tag else 0.0
+            tag_width = tag_widths[tag]
             for part_start, part_end in _newline_parts(chunk):
                 position = part_start
                 while position < part_end:
                     last_part = part_end == chunk.end
-                    shown = visible(self.text[position:part_end])
-                    needed = advance(shown) + 2 * PAD_X + (tag_width if last_part else 0)
+                    needed = advance(shown(position, part_end)) + 2 * PAD_X + (tag_width if last_part else 0)
                     if x + needed > usable and x > GAP_X:  # start a new line before splitting the chunk
                         x, y = GAP_X, y + line_height + GAP_Y
                     end = part_end
                     if x + needed > usable:  # still too wide: cut the chunk at the line's end
-                        end = _fit(self.text, position, part_end, usable - x - 2 * PAD_X - tag_width, metrics)
-                        needed = advance(visible(self.text[position:end])) + 2 * PAD_X
+                        end = _fit(shown, self._bounds, position, part_end, usable - x - 2 * PAD_X - tag_width,
+                                   metrics)
+                        needed = advance(shown(position, end)) + 2 * PAD_X
                         needed += tag_width if end == chunk.end else 0
                     is_last = end == chunk.end
                     rect = QRectF(x, y, needed, line_height)
@@ -223,22 +212,21 @@ class ChunkView(QWidget):
         if layout is not None:
             return layout
         box = self.boxes[number]
-        shown = visible(self.text[box.start:box.end])
-        layout = QTextLayout(shown, self.font())
+        shown = shown_piece(self.text, box.start, box.end, self._bounds)
+        layout = QTextLayout(shown.text, self.font())
         muted = QTextCharFormat()
         muted.setForeground(self.palette().color(QPalette.ColorRole.PlaceholderText))
         formats = []
-        for i, (original, char) in enumerate(zip(self.text[box.start:box.end], shown)):
-            if original != char or original in VISIBLE:
-                span = QTextLayout.FormatRange()
-                span.start, span.length, span.format = i, 1, muted
-                formats.append(span)
+        for start, length in shown.muted:  # Qt counts in UTF-16 units, as `shown` does
+            span = QTextLayout.FormatRange()
+            span.start, span.length, span.format = start, length, muted
+            formats.append(span)
         layout.setFormats(formats)
         layout.beginLayout()
         line = layout.createLine()
         line.setLineWidth(1e6)
         layout.endLayout()
-        box.xs = _cursor_xs(layout, len(shown))
+        box.xs = _cursor_xs(layout, shown)
         self._layouts[number] = layout
         return layout
 
@@ -266,7 +254,10 @@ class ChunkView(QWidget):
             layout = self._text_layout(number)
             self._paint_box(painter, box, chunk)
             painter.setPen(text_color)
+            painter.save()
+            painter.setClipRect(box.rect)  # a glyph wider than measured never spills onto its neighbour
             layout.draw(painter, QPointF(box.rect.left() + PAD_X, box.rect.top() + PAD_Y))
+            painter.restore()
             if box.tag:
                 painter.setFont(self._small)
                 painter.setPen(QColor("#b00020") if chunk.is_gap else muted)
@@ -285,12 +276,11 @@ class ChunkView(QWidget):
 
     def _paint_box(self, painter: QPainter, box: Box, chunk: Chunk) -> None:
         rect = box.rect.adjusted(0.5, 0.5, -0.5, -0.5)
+        fill = category_color(chunk.label, self.dark)
         if chunk.is_gap:
-            fill = QColor("#5a1f1f") if self.dark else QColor("#fde4e4")
             border = QColor("#ff8a80") if self.dark else QColor("#b00020")
         else:
-            fill = alternative_color(chunk.alternative, self.dark)
-            border = fill.lighter(190) if self.dark else fill.darker(150)
+            border = category_border(chunk.label, self.dark)
         if box.chunk == self._hover_chunk:
             fill = fill.lighter(125) if self.dark else fill.darker(108)
         painter.setPen(Qt.PenStyle.NoPen)
@@ -433,28 +423,34 @@ def _newline_parts(chunk: Chunk) -> list[tuple[int, int]]:
     return parts
 
 
-def _fit(text: str, start: int, end: int, width: float, metrics: QFontMetricsF) -> int:
-    """The largest end (at least one character, never inside a combining sequence) whose text fits."""
+def _fit(shown: Callable[[int, int], str], bounds: frozenset[int], start: int, end: int, width: float,
+         metrics: QFontMetricsF) -> int:
+    """The largest end (at least one grapheme, never inside one: a flag, स्ते) whose shown text fits."""
     # No line holds more characters than this (narrowest glyphs at 40% of the average), so the
     # search measures line-sized strings, not the whole rest of a 10,000-character chunk.
     low, high = start + 1, min(end, start + 1 + int(width / (0.4 * max(1.0, metrics.averageCharWidth()))))
     while low < high:
         middle = (low + high + 1) // 2
-        if metrics.horizontalAdvance(visible(text[start:middle])) <= width:
+        if metrics.horizontalAdvance(shown(start, middle)) <= width:
             low = middle
         else:
             high = middle - 1
     cut = low
-    while start + 1 < cut < end and unicodedata.category(text[cut]).startswith("M"):
-        cut -= 1  # never begin the next box with a combining mark
-    return cut
+    while start < cut < end and cut not in bounds:
+        cut -= 1  # never cut a grapheme in two
+    if cut == start:  # one grapheme wider than the line: it still goes whole in one box
+        cut = min((b for b in bounds if b > start), default=end)
+    return min(cut, end)
 
 
-def _cursor_xs(layout: QTextLayout, length: int) -> list[float]:
-    """x of every cursor position; positions inside a grapheme (न + ा) are spread evenly across it."""
+def _cursor_xs(layout: QTextLayout, shown: ShownPiece) -> list[float]:
+    """x of every character position of the box; positions inside a grapheme (न + ा) are spread
+    evenly across it."""
     line = layout.lineAt(0)
-    raw = [line.cursorToX(i) for i in range(length + 1)]
-    xs = [float(x) if position == i else math.nan for i, (x, position) in enumerate(raw)]
+    xs = []
+    for unit in shown.units:
+        x, position = line.cursorToX(unit)
+        xs.append(float(x) if position == unit else math.nan)
     xs[0], xs[-1] = 0.0, float(line.naturalTextWidth())
     known = [i for i, x in enumerate(xs) if not math.isnan(x)]
     for left, right in zip(known, known[1:]):

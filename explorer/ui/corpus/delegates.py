@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from explorer.core.script_stats import SCRIPT_NAMES, script_shares
@@ -11,6 +11,7 @@ from explorer.ui.corpus.models import FractionRole, ScriptsRole
 from explorer.ui.theme import OKABE_ITO
 
 BAR_WIDTH = 90
+TEXT_MARGIN = 4  # right of the text
 
 
 # The scripts a corpus usually mixes get distinct colours of the colour-blind-safe palette (the text
@@ -28,7 +29,24 @@ def script_color(name: str) -> QColor:
 
 
 class ScriptsDelegate(QStyledItemDelegate):
-    """A small bar of the script shares, then their description ('Latin 62% · Hangul 38%')."""
+    """A small bar of the script shares, then their description ('Latin 62% · Hangul 38%'), elided
+    to the cell in the row's own font (the Total row is bold); the tooltip holds the full list."""
+
+    def shown_text(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> str:
+        """The description as it fits the cell: whole, or cut with an ellipsis."""
+        styled = QStyleOptionViewItem(option)
+        self.initStyleOption(styled, index)
+        width = option.rect.width() - BAR_WIDTH - 10 - TEXT_MARGIN
+        return QFontMetrics(styled.font).elidedText(str(index.data() or ""), Qt.TextElideMode.ElideRight,
+                                                    max(0, width))
+
+    def sizeHint(self, option: QStyleOptionViewItem,  # noqa: N802 (Qt override)
+                 index: QModelIndex | QPersistentModelIndex) -> QSize:
+        styled = QStyleOptionViewItem(option)
+        self.initStyleOption(styled, index)
+        hint = super().sizeHint(option, index)
+        width = BAR_WIDTH + 10 + TEXT_MARGIN + QFontMetrics(styled.font).horizontalAdvance(str(index.data() or ""))
+        return QSize(max(hint.width(), width), hint.height())
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem,
               index: QModelIndex | QPersistentModelIndex) -> None:
@@ -36,7 +54,10 @@ class ScriptsDelegate(QStyledItemDelegate):
         if not shares:
             super().paint(painter, option, index)
             return
+        styled = QStyleOptionViewItem(option)
+        self.initStyleOption(styled, index)
         painter.save()
+        painter.setFont(styled.font)
         if option.state & QStyle.StateFlag.State_Selected:
             painter.fillRect(option.rect, option.palette.highlight())
         bar = QRect(option.rect.left() + 4, option.rect.top() + option.rect.height() // 4,
@@ -53,7 +74,7 @@ class ScriptsDelegate(QStyledItemDelegate):
             else option.palette.ColorRole.Text
         painter.setPen(option.palette.color(role))
         painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft),
-                         str(index.data()))
+                         self.shown_text(option, index))
         painter.restore()
 
 

@@ -1,5 +1,8 @@
 """The efficiency table: chosen tokenizers against every corpus source, computed in a child process.
 
+Shown as a pivot (sources x tokenizers, one figure) with a bar chart to export for a slide, and as
+the full table of every figure.
+
 Bundled and file tokenizers are loaded by the child from their spec; tokenizers trained in this
 session travel as their JSON document. The premium column compares each source with a reference
 source (for parallel texts: the same content in English).
@@ -10,13 +13,14 @@ from __future__ import annotations
 from PySide6.QtCore import QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem,
-    QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
+    QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.bpe import BPE
 from explorer.core.corpus_sources import Source
-from explorer.core.efficiency import EfficiencyProgress, Measurement, TokenizerRef, measure_all, to_csv
+from explorer.core.efficiency import METRICS, EfficiencyProgress, Measurement, TokenizerRef, measure_all, pivot, to_csv
 from explorer.core.files import write_atomic
 from explorer.core.formats import own
+from explorer.ui.corpus.efficiency_chart import EfficiencyChart, PivotModel
 from explorer.ui.corpus.models import EfficiencyModel, SortRole
 from explorer.ui.picker import BUNDLED
 from explorer.ui.session import TRAINED_PREFIX, Session
@@ -77,7 +81,10 @@ class EfficiencyPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the source's name
         self.table.setAlternatingRowColors(True)
-        right_layout.addWidget(self.table, 1)
+        self.views = QTabWidget()
+        self.views.addTab(self._build_pivot(), "Pivot and chart")
+        self.views.addTab(self.table, "All figures")
+        right_layout.addWidget(self.views, 1)
         self.note = QLabel("Pick tokenizers and press Compute: tokens, bytes per token, tokens per word and "
                            "the premium of each source over the reference.")
         self.note.setWordWrap(True)
@@ -85,9 +92,66 @@ class EfficiencyPanel(QWidget):
         split.addWidget(right)
         split.setSizes([240, 700])
         layout.addWidget(split)
+        session.theme_changed.connect(lambda _: self._update_pivot())
         session.tokenizers_changed.connect(self.rebuild_tokenizers)
         session.tokenizer_changed.connect(lambda _: self.rebuild_tokenizers())
         self.rebuild_tokenizers()
+
+    def _build_pivot(self) -> QWidget:
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Figure:"))
+        self.metric = QComboBox()
+        for key, name in METRICS.items():
+            self.metric.addItem(name, key)
+        self.metric.setToolTip("Tokens per word or per character: lower is cheaper; bytes per token: higher is better")
+        self.metric.currentIndexChanged.connect(lambda _: self._update_pivot())
+        row.addWidget(self.metric)
+        row.addStretch(1)
+        self.export_png_button = QPushButton("Export PNG...")
+        self.export_png_button.setToolTip("Save the bar chart as a picture for a slide")
+        self.export_png_button.setEnabled(False)
+        self.export_png_button.clicked.connect(lambda: self.export_png())
+        row.addWidget(self.export_png_button)
+        layout.addLayout(row)
+        self.pivot_model = PivotModel(self)
+        self.pivot_table = QTableView()
+        self.pivot_table.setObjectName("efficiencyPivot")
+        self.pivot_table.setModel(self.pivot_model)
+        self.pivot_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.pivot_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.chart = EfficiencyChart()
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.pivot_table)
+        split.addWidget(self.chart)
+        split.setSizes([160, 400])
+        layout.addWidget(split, 1)
+        return tab
+
+    def _update_pivot(self) -> None:
+        """The pivot of the figures so far (a few dozen rows: no need for a worker)."""
+        table = pivot(self.model.rows, str(self.metric.currentData()))
+        self.pivot_model.set_pivot(table)
+        self.export_png_button.setEnabled(bool(table.sources))
+        if table.sources:
+            self.chart.set_pivot(table, self.session.dark)
+
+    def export_png(self, path: str | None = None) -> bool:
+        if not self.model.rows:
+            self.note.setText("Nothing to export yet: press Compute first.")
+            return False
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export the chart", "efficiency.png", "PNG (*.png)")
+        if not path:
+            return False
+        try:
+            self.chart.export_png(path)
+        except OSError as exc:
+            self.session.post_error("Could not export", f"{path}: {exc.strerror or exc}")
+            return False
+        self.session.status_posted.emit(f"Exported the efficiency chart to {path}")
+        return True
 
     # Choices
 
@@ -163,6 +227,7 @@ class EfficiencyPanel(QWidget):
             self.note.setText("Choose at least one tokenizer, and add sources to the corpus first.")
             return False
         self.model.clear()
+        self._update_pivot()
         self.progress.setValue(0)
         self.progress.setFormat("starting")
         self.progress.show()
@@ -176,7 +241,10 @@ class EfficiencyPanel(QWidget):
         return True
 
     def _on_job_batch_ready(self, items: list[object]) -> None:
-        self.model.add([item for item in items if isinstance(item, Measurement)])
+        measured = [item for item in items if isinstance(item, Measurement)]
+        self.model.add(measured)
+        if measured:
+            self._update_pivot()
         progress = [item for item in items if isinstance(item, EfficiencyProgress)]
         if progress:
             last = progress[-1]

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QToolButton, QVBoxLayout, QWidget)
 
 from explorer.core.corpus_sources import (
-    DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, Source, record_fields, sample_sources, stdlib_source)
+    DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, record_fields, sample_sources, stdlib_source)
 from explorer.core.corpus_stats import SourceStats, scan_sources
 from explorer.core.errors import CorpusError
 from explorer.core.pretokenize import PATTERN_DESCRIPTIONS
@@ -303,10 +303,9 @@ class CorpusPane(Pane):
     def _size(self, source: Source) -> str:
         if source.kind == "text":
             return f"{len(source.text):,} characters"
-        try:
-            return human_bytes(Path(source.path).stat().st_size)
-        except OSError:
+        if not Path(source.path).exists():
             return "missing"
+        return human_bytes(CorpusReader([source]).total_bytes)  # a folder: the files it will read
 
     def _on_banner_link_activated(self, link: str) -> None:
         index = int(link.split(":", 1)[1])

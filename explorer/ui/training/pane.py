@@ -25,6 +25,7 @@ from explorer.core.train import Merge
 from explorer.core.training_run import TrainingSettings, build_tokenizer
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
+from explorer.ui.training.naming import default_name
 from explorer.ui.training.model import (
     APPLIED_COUNT_HELP, COLUMNS, COUNT, ID, LEFT, NEW, PAIR_COUNT_HELP, RANK, RIGHT, TIE, MergesModel)
 from explorer.ui.training.plots import SWEEP_SIZES, TrainingPlots, vocab_size_after
@@ -412,14 +413,9 @@ class TrainingPane(Pane):
         self._update_status()
 
     def default_name(self, settings: TrainingSettings | None = None) -> str:
-        corpus = self.session.corpus
-        first = corpus.sources[0].name if isinstance(corpus, Corpus) and corpus.sources else "corpus"
-        first = re.sub(r"^(Sample|Toy):\s*", "", first)
-        stem = re.sub(r"[^\w]+", "-", first.split("(")[0].split(".")[0].strip().lower()).strip("-") or "corpus"
         vocab = settings.vocab_size if settings else self.form.vocab_size()
         pattern = settings.pattern if settings else self.form.pattern()
-        size = f"{vocab // 1024}k" if vocab % 1024 == 0 else str(vocab)
-        return f"{stem}-{pattern if len(pattern) <= 8 else 'custom'}-{size}"
+        return default_name(self.session.corpus, vocab, pattern)
 
     def _unique_name(self, name: str) -> str:
         candidate, number = name, 2
@@ -473,7 +469,7 @@ class TrainingPane(Pane):
 
     def _on_session_corpus_changed(self, corpus: object) -> None:
         if isinstance(corpus, Corpus) and not corpus.is_empty:
-            size = sum(_source_size(s) for s in corpus.sources)
+            size = corpus.reader().total_bytes  # the files each folder will read, not the folder's entry
             names = ", ".join(s.name for s in corpus.sources[:3]) + (" ..." if len(corpus.sources) > 3 else "")
             held = (f"<br>Held-out: {corpus.held_out.name}" if corpus.held_out is not None else
                     "<br>No held-out text: compression is measured on the training text only.")
@@ -557,14 +553,3 @@ def _size(size: int) -> str:
         if size >= scale:
             return f"{size / scale:,.1f} {unit}"
     return f"{size} bytes"
-
-
-def _source_size(source: Source) -> int:
-    """Bytes on disk (a folder counts as 0 here: the Corpus pane has the full figures)."""
-    if source.kind == "text":
-        return len(source.text.encode("utf-8"))
-    try:
-        return os.path.getsize(source.path) if os.path.isfile(source.path) else 0
-    except OSError:
-        return 0
-

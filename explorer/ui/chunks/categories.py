@@ -1,0 +1,87 @@
+"""One colour and one short tag per kind of chunk (letters, digits, punctuation...), in every column.
+
+Colours follow the label of the alternative that matched ("letters"), not its position in the
+pattern: GPT-2's first alternative is the contraction, GPT-4o's the letters, yet side by side
+both show letters in the same colour. The hues are Okabe-Ito (colour-blind safe) and Paul Tol's
+muted ones, mixed towards the background so the text on them stays readable.
+"""
+
+from __future__ import annotations
+
+import html
+import zlib
+
+from PySide6.QtGui import QColor
+
+from explorer.core.pretokenize import GAP_LABEL
+
+# (label as describe_alternative names it, hue, tag drawn in the box): in the shared legend's order.
+CATEGORIES: tuple[tuple[str, str, str], ...] = (
+    ("letters", "#56B4E9", "L"),
+    ("letters, lower-case end", "#88CCEE", "Ll"),
+    ("letters, upper-case", "#0072B2", "Lu"),
+    ("contraction", "#E69F00", "'"),
+    ("digits", "#009E73", "N"),
+    ("punctuation", "#F0E442", "P"),
+    ("spaces before a word", "#44AA99", "S"),
+    ("whitespace", "#999999", "W"),
+    ("trailing whitespace", "#D55E00", "T"),
+    ("newlines", "#CC79A7", "NL"),
+    ("whole text", "#DDCC77", "*"),
+)
+_HUES = {label: hue for label, hue, _ in CATEGORIES}
+_TAGS = {label: tag for label, _, tag in CATEGORIES}
+ORDER = {label: index for index, (label, _, _) in enumerate(CATEGORIES)}
+# Custom patterns' alternatives (named after their regex): a stable hue from the label's text.
+_OTHER_HUES = ("#882255", "#AA4499", "#117733", "#332288", "#661100", "#6699CC", "#888888", "#999933")
+
+
+def _mix(color: QColor, other: QColor, amount: float) -> QColor:
+    """`color` moved `amount` of the way towards `other`."""
+    return QColor(*(round(a + (b - a) * amount) for a, b in ((color.red(), other.red()),
+                                                             (color.green(), other.green()),
+                                                             (color.blue(), other.blue()))))
+
+
+def hue(label: str) -> QColor:
+    if label in _HUES:
+        return QColor(_HUES[label])
+    return QColor(_OTHER_HUES[zlib.crc32(label.encode("utf-8")) % len(_OTHER_HUES)])
+
+
+def category_color(label: str, dark: bool) -> QColor:
+    """The fill of a chunk box of this kind: the hue mixed towards the theme's background (lighter()
+    would turn the pale hues white; this keeps each distinct)."""
+    if label == GAP_LABEL:
+        return QColor("#5a1f1f") if dark else QColor("#fde4e4")
+    background = QColor("#17181a") if dark else QColor("#ffffff")
+    return _mix(hue(label), background, 0.58 if dark else 0.6)
+
+
+def category_border(label: str, dark: bool) -> QColor:
+    fill = category_color(label, dark)
+    return fill.lighter(190) if dark else fill.darker(150)
+
+
+def category_tag(label: str) -> str:
+    """The few letters drawn in a box's corner ("L", "N", "P"), empty for custom alternatives
+    (their colour, the legend and the tooltip name them)."""
+    return "gap" if label == GAP_LABEL else _TAGS.get(label, "")
+
+
+def legend_order(labels: set[str]) -> list[str]:
+    """Known kinds in their fixed order, then custom ones alphabetically."""
+    return sorted(labels, key=lambda label: (ORDER.get(label, len(ORDER)), label))
+
+
+def legend_html(labels: set[str], dark: bool, accent: QColor, gaps: bool) -> str:
+    """The shared legend: a swatch with its tag per kind, then the gap and boundary marks."""
+    entries = []
+    for label in legend_order(labels - {GAP_LABEL}):
+        fill, border, tag = category_color(label, dark), category_border(label, dark), category_tag(label)
+        entries.append(f"<span style='background:{fill.name()}; border:1px solid {border.name()}'>"
+                       f"&nbsp;{html.escape(tag) or '&nbsp;'}&nbsp;</span>&nbsp;{html.escape(label)}")
+    if gaps:
+        entries.append("<span style='color:#b00020'>▨&nbsp;gap</span>&nbsp;not matched")
+    entries.append(f"<span style='color:{accent.name()}'>▌</span>&nbsp;boundary other patterns lack")
+    return "&nbsp;&nbsp; ".join(entries)
