@@ -8,7 +8,6 @@ child process (see run.py), so the window stays responsive on megabytes of text.
 
 from __future__ import annotations
 
-
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
