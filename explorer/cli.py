@@ -1,4 +1,4 @@
-"""The command line: train, encode, decode, chunks, export, list, compare and audit over the core.
+"""The command line: train, encode, decode, chunks, chat, export, list, compare and audit over the core.
 
 Errors are one clear line on stderr and a non-zero exit, never a traceback. What the commands
 share is in cli_io.py; the reports (compare, audit, screenshot) are in cli_reports.py.
@@ -17,6 +17,8 @@ from explorer import __version__
 from explorer.cli_io import PROG, Progress, add_input_arguments, load, read_input
 from explorer.cli_reports import add_screenshot_command, cmd_audit, cmd_compare
 from explorer.core.bpe import BPE
+from explorer.core.chat import BUILTIN as CHAT_TEMPLATES
+from explorer.core.chat import encode_chat, load_messages
 from explorer.core.corpus import CorpusFiles, expand_paths
 from explorer.core.errors import ExplorerError, OutputFileError
 from explorer.core.export import EXPORT_FORMATS, export
@@ -141,6 +143,28 @@ def _cmd_encode(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_chat(args: argparse.Namespace) -> int:
+    messages = load_messages(args.messages)  # a bad file is refused before the tokenizer loads
+    tokenizer = load(args)
+    result = encode_chat(messages, tokenizer, args.template, args.generation_prompt)
+    if args.json:
+        prompt = result.prompt
+        tokens = []
+        for token in result.encoding.tokens:
+            segment = prompt.segments[token.segment]
+            tokens.append({**token_json(token.id, token.bytes, token.start, token.end), "control": token.control,
+                           "message": segment.message, "role": prompt.role(segment)})
+        findings = [{"kind": f.kind, "start": f.start, "end": f.end, "title": f.title, "detail": f.detail}
+                    for f in result.findings]
+        print(json.dumps({"text": prompt.text, "ids": result.encoding.ids, "tokens": tokens,
+                          "template": result.template, "findings": findings}, ensure_ascii=False))
+    else:
+        print(" ".join(map(str, result.encoding.ids)))
+    for finding in result.findings:
+        print(f"{PROG}: {finding.kind}: {finding.title}", file=sys.stderr)
+    return 0
+
+
 def _cmd_decode(args: argparse.Namespace) -> int:
     tokenizer = load(args)
     sys.stdout.write(tokenizer.decode(args.ids))
@@ -234,6 +258,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_tokenizer(decode)
     decode.add_argument("ids", nargs="+", type=int, metavar="ID")
     decode.set_defaults(run=_cmd_decode)
+
+    chat = commands.add_parser("chat", help="a conversation rendered by a chat template, as token ids")
+    add_tokenizer(chat)
+    chat.add_argument("--messages", required=True, metavar="FILE.json",
+                      help='a JSON list of {"role": system|user|assistant|tool, "content": TEXT} objects')
+    chat.add_argument("--template", help=f"{', '.join(CHAT_TEMPLATES)}; hf (the tokenizer's own "
+                      "tokenizer_config.json), hf:ORG/NAME, or a tokenizer_config.json (default: the tokenizer's own)")
+    chat.add_argument("--generation-prompt", action="store_true",
+                      help="end with the start of an assistant message, for the model to complete")
+    chat.add_argument("--json", action="store_true", help="print the prompt text, ids, and tokens marked control or not")
+    chat.set_defaults(run=_cmd_chat)
 
     chunks = commands.add_parser("chunks", help="show how a pattern (or a tokenizer's) pre-tokenizes text")
     chunks.add_argument("--pattern", help=pattern_help)
