@@ -190,3 +190,30 @@ def test_template_of_another_tokenizer(hub: Path) -> None:
 def test_no_template_for_a_plain_encoding() -> None:
     with pytest.raises(ChatError, match="no chat template is known for r50k_base; choose one with --template"):
         encode_chat([M("user", "hi")], load_tokenizer("gpt2"))
+
+
+def test_sentencepiece_style_tokenizer_json_reads_the_rendered_string_as_transformers(hub: Path) -> None:
+    """Metaspace with prepend_scheme "first" puts ▁ before the first split of the string only, so the
+    rendered prompt must be tokenized in one go (as transformers does), not run by run."""
+    snapshot = hub / "models--acme--sp" / "snapshots" / "abc"
+    snapshot.mkdir(parents=True)
+    rng = random.Random(7)
+    words = ["hello", "there", "what", "is", "up", "fine", "thanks", "more", "words", "here"]
+    lines = [" ".join(rng.choice(words) for _ in range(10)) for _ in range(300)]
+    library = Tokenizer(models.BPE())
+    library.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
+    library.decoder = decoders.Metaspace(prepend_scheme="first")
+    library.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=300, show_progress=False,
+                                                           special_tokens=["<s>", "</s>", "[INST]", "[/INST]"]))
+    library.save(str(snapshot / "tokenizer.json"))
+    template = ("{{ bos_token }}{% for m in messages %}{% if m.role == 'user' %}[INST] {{ m.content }} [/INST]"
+                "{% else %}{{ m.content }}{{ eos_token }}{% endif %}{% endfor %}")
+    (snapshot / "tokenizer_config.json").write_text(json.dumps(
+        {"chat_template": template, "bos_token": "<s>", "eos_token": "</s>"}), encoding="utf-8")
+    tokenizer = load_tokenizer("hf:acme/sp")
+    messages = [M("user", "hello there"), M("assistant", "fine thanks"), M("user", "what is up")]
+    result = encode_chat(messages, tokenizer)
+    assert result.prompt.text == "<s>[INST] hello there [/INST]fine thanks</s>[INST] what is up [/INST]"
+    assert result.encoding.ids == library.encode(result.prompt.text, add_special_tokens=False).ids
+    assert [t.control for t in result.encoding.tokens if t.id in (0, 1, 2, 3)] == [True] * 6
+    assert {result.encoding.message_of(t) for t in result.encoding.tokens} == {None, 0, 1, 2}

@@ -52,7 +52,7 @@ def render_chatml(messages: Sequence[Message], generation_prompt: bool) -> Promp
     if generation_prompt:
         out.control("<|im_start|>")
         out.text("assistant\n")
-    return out.build("chatml", _roles(messages))
+    return out.build("chatml", _roles(messages), whole=True)
 
 
 def _llama(name: str, start: str, end: str, eot: str, eom: str) -> Renderer:

@@ -7,6 +7,7 @@ tokenizer does not have (a template of another family) is encoded as text too, a
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import groupby
 
@@ -50,7 +51,9 @@ class ChatEncoding:
 
 
 def encode_prompt(prompt: Prompt, tokenizer: Tokenizer) -> ChatEncoding:
-    """Encode each piece of `prompt` on its own, as the template's reference does.
+    """Encode `prompt` as the template's reference does: each piece on its own, or (`whole`) the
+    rendered string in one go when that reads the same control tokens; a control string typed in a
+    message, or a control token the tokenizer lacks, makes it piece by piece, as text.
 
     >>> from explorer.core.chat.builtin import render_chatml
     >>> from explorer.core.chat.messages import Message
@@ -59,26 +62,37 @@ def encode_prompt(prompt: Prompt, tokenizer: Tokenizer) -> ChatEncoding:
     [15339]
     """
     specials = tokenizer.special_tokens
+    starts = prompt.starts
+    missing = tuple(dict.fromkeys(s.text for s in prompt.segments if s.control and s.text not in specials))
+    if prompt.whole and not missing and not _typed(prompt, tokenizer):
+        return ChatEncoding(prompt, _encode_whole(prompt, tokenizer, starts), ())
     tokens: list[ChatToken] = []
-    missing: list[str] = []
-    offset = 0
-    starts = []  # character offset of each segment in the prompt text
-    for segment in prompt.segments:
-        starts.append(offset)
-        offset += len(segment.text)
     numbered = list(enumerate(prompt.segments))
-    for _, run in groupby(numbered, key=lambda item: (item[1].piece, item[1].control)):
-        run = list(run)
+    for _, group in groupby(numbered, key=lambda item: (item[1].piece, item[1].control)):
+        run = list(group)
         first, segment = run[0]
         if segment.control and segment.text in specials:
             data = tokenizer.token_bytes(specials[segment.text])
             tokens.append(ChatToken(specials[segment.text], data, starts[first], starts[first] + len(segment.text),
                                     True, first))
-            continue
-        if segment.control and segment.text not in missing:
-            missing.append(segment.text)
-        tokens.extend(_encode_text(tokenizer, run, starts))
-    return ChatEncoding(prompt, tuple(tokens), tuple(missing))
+        else:  # text, or a control token this tokenizer lacks
+            tokens.extend(_encode_text(tokenizer, run, starts))
+    return ChatEncoding(prompt, tuple(tokens), missing)
+
+
+def _typed(prompt: Prompt, tokenizer: Tokenizer) -> bool:
+    """Whether a special-token string is typed in the prompt's text (not put there as a control token)."""
+    finder = special_finder(tokenizer)
+    return finder is not None and any(finder.search(s.text) for s in prompt.segments if not s.control)
+
+
+def _encode_whole(prompt: Prompt, tokenizer: Tokenizer, starts: list[int]) -> list[ChatToken]:
+    """The rendered string in one go, control strings read as control tokens (as transformers does)."""
+    tokens = []
+    for token in tokenizer.encode_tokens(prompt.text, special="allowed"):
+        segment = max(bisect_right(starts, token.start) - 1, 0)  # segments are never empty
+        tokens.append(ChatToken(token.id, token.bytes, token.start, token.end, token.special, segment))
+    return tokens
 
 
 def _encode_text(tokenizer: Tokenizer, run: list[tuple[int, Segment]], starts: list[int]) -> list[ChatToken]:
@@ -114,20 +128,12 @@ def chat_findings(encoding: ChatEncoding, tokenizer: Tokenizer, bos: str | None 
     return findings
 
 
-def _segment_starts(prompt: Prompt) -> list[int]:
-    starts, offset = [], 0
-    for segment in prompt.segments:
-        starts.append(offset)
-        offset += len(segment.text)
-    return starts
-
-
 def _typed_specials(encoding: ChatEncoding, tokenizer: Tokenizer) -> list[Finding]:
     finder = special_finder(tokenizer)
     if finder is None:
         return []
     prompt, found = encoding.prompt, []
-    for segment, start in zip(prompt.segments, _segment_starts(prompt)):
+    for segment, start in zip(prompt.segments, prompt.starts):
         if segment.control:
             continue
         for match in finder.finditer(segment.text):
@@ -169,7 +175,7 @@ def _trailing(encoding: ChatEncoding) -> list[Finding]:
     """Whitespace at the end of the last message, just before the model starts its answer: models
     rarely saw it there, and a BPE tokenizer would have joined it to the next word."""
     prompt = encoding.prompt
-    content = [(segment, start) for segment, start in zip(prompt.segments, _segment_starts(prompt))
+    content = [(segment, start) for segment, start in zip(prompt.segments, prompt.starts)
                if segment.content]
     if not content:
         return []

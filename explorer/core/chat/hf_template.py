@@ -137,7 +137,7 @@ class HFChatTemplate:
             template_text(text[content_end:end], owner)
             position = end
         template_text(text[position:], None)
-        return out.build(f"hf:{self.source}", tuple(m.role for m in messages))
+        return out.build(f"hf:{self.source}", tuple(m.role for m in messages), whole=True)
 
     def _message_spans(self, messages: Sequence[Message], text: str,
                        generation_prompt: bool) -> list[tuple[int, int]]:
@@ -145,7 +145,7 @@ class HFChatTemplate:
         grows by that message. A template not built message by message (it moves the system prompt,
         or refuses a conversation cut short) falls back to "up to the end of its content"."""
         spans: list[tuple[int, int]] = []
-        previous = 0
+        previous = self._prefix_end([], text) or 0  # what the template writes for no message (a BOS)
         for count in range(1, len(messages) + 1):
             if count == len(messages) and not generation_prompt:
                 end: int | None = len(text)

@@ -36,6 +36,19 @@ class Prompt:
     template: str
     segments: tuple[Segment, ...]
     roles: tuple[str, ...] = field(default=())  # the role of each message, by index
+    # The reference tokenizes the rendered string in one go, control strings read as control tokens
+    # (transformers' apply_chat_template): with a SentencePiece-style tokenizer.json ("prepend ▁ to
+    # the first split only") that differs from encoding each run between control tokens apart.
+    whole: bool = False
+
+    @property
+    def starts(self) -> list[int]:
+        """The character offset of each segment in `text`."""
+        starts, offset = [], 0
+        for segment in self.segments:
+            starts.append(offset)
+            offset += len(segment.text)
+        return starts
 
     @property
     def text(self) -> str:
@@ -69,5 +82,5 @@ class PromptBuilder:
         if text:
             self.segments.append(Segment(text, False, message, content, self._piece))
 
-    def build(self, template: str, roles: tuple[str, ...]) -> Prompt:
-        return Prompt(template, tuple(self.segments), roles)
+    def build(self, template: str, roles: tuple[str, ...], whole: bool = False) -> Prompt:
+        return Prompt(template, tuple(self.segments), roles, whole)
