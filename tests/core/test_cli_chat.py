@@ -105,3 +105,23 @@ def test_bundled_tokenizers_choose_their_template(tmp_path: Path, name: str, tem
     document = json.loads(run("chat", "--tokenizer", name, "--messages", messages, "--json").stdout)
     assert document["template"] == template
     assert any(token["control"] for token in document["tokens"])
+
+
+def test_compare_two_templates_and_two_tokenizers(tmp_path: Path) -> None:
+    messages = write(tmp_path, [{"role": "system", "content": "Be brief."},
+                                {"role": "user", "content": "Hi there, how are you?"}])
+    done = run("chat", "--tokenizer", "cl100k_base", "--template", "chatml", "--messages", messages,
+               "--compare-template", "llama3", "--generation-prompt")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "message\trole\tcl100k_base / chatml\tcl100k_base / llama3"
+    # same tokenizer: the contents cost the same, the templates do not (cl100k has neither's control
+    # tokens, so both are spelled out as text, and said so)
+    assert lines[1:] == ["0\tsystem\t18 (3+15)\t26 (3+23)", "1\tuser\t22 (7+15)\t30 (7+23)",
+                         "-\ttemplate\t8 (0+8)\t23 (0+23)", "total\t\t48\t79"]
+    assert "tokenizer-explorer: cl100k_base / llama3: Template of another tokenizer" in done.stderr
+    document = json.loads(run("chat", "--tokenizer", "cl100k_base", "--template", "chatml", "--messages", messages,
+                              "--compare-tokenizer", "o200k_base", "--json").stdout)
+    alone = json.loads(run("chat", "--tokenizer", "o200k_base", "--template", "chatml", "--messages", messages,
+                           "--json").stdout)
+    assert document["compare"] == alone
+    assert document["text"] == alone["text"] and document["ids"] != alone["ids"]
