@@ -12,14 +12,12 @@ from dataclasses import dataclass
 from itertools import groupby
 
 from explorer.core.chat.prompt import Prompt, Segment
-from explorer.core.findings import Finding, ids_text
+from explorer.core.findings import SPECIAL_STRING, TRAILING_SPACE, Finding, ids_text
 from explorer.core.incremental import special_finder
 from explorer.core.tokenizer import Tokenizer
 
-SPECIAL_STRING = "Special-token string"
 TWICE = "BOS or EOS twice"
 FOREIGN_TEMPLATE = "Template of another tokenizer"
-TRAILING_SPACE = "Trailing whitespace"
 CHAT_KINDS = (SPECIAL_STRING, TWICE, FOREIGN_TEMPLATE, TRAILING_SPACE)
 
 
@@ -58,14 +56,15 @@ def encode_prompt(prompt: Prompt, tokenizer: Tokenizer) -> ChatEncoding:
     >>> from explorer.core.chat.builtin import render_chatml
     >>> from explorer.core.chat.messages import Message
     >>> from explorer.core.load import load_tokenizer
-    >>> encode_prompt(render_chatml([Message("user", "Hi")], False), load_tokenizer("cl100k_base")).ids[:1]
-    [15339]
+    >>> encoding = encode_prompt(render_chatml([Message("user", "Hi")], False), load_tokenizer("cl100k_base"))
+    >>> encoding.missing  # cl100k_base has no ChatML tokens: they are spelled out as text
+    ('<|im_start|>', '<|im_end|>')
     """
     specials = tokenizer.special_tokens
     starts = prompt.starts
     missing = tuple(dict.fromkeys(s.text for s in prompt.segments if s.control and s.text not in specials))
     if prompt.whole and not missing and not _typed(prompt, tokenizer):
-        return ChatEncoding(prompt, _encode_whole(prompt, tokenizer, starts), ())
+        return ChatEncoding(prompt, tuple(_encode_whole(prompt, tokenizer, starts)), ())
     tokens: list[ChatToken] = []
     numbered = list(enumerate(prompt.segments))
     for _, group in groupby(numbered, key=lambda item: (item[1].piece, item[1].control)):
