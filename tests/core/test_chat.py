@@ -29,6 +29,9 @@ CONVERSATIONS = {
     "same roles in a row": [M("system", "Rule A."), M("system", "Rule B."), M("user", "u1"), M("user", "u2"),
                             M("assistant", "a1"), M("assistant", "a2  "), M("user", "u3")],
     "ends with assistant": [M("user", "Say hi"), M("assistant", "Hi!")],
+    "only a system message": [M("system", "Rules.")],
+    "assistant first": [M("system", "Rules."), M("assistant", "Hello, I am here."), M("user", "ok")],
+    "empty and spaces": [M("user", ""), M("assistant", "   "), M("user", "x "), M("user", "")],
 }
 WITH_TOOL = [M("user", "Weather in Paris?"), M("assistant", "Calling the tool."),
              M("tool", '{"temp": 21}', name="functions.get_weather"), M("user", "Thanks")]

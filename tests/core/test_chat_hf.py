@@ -217,3 +217,21 @@ def test_sentencepiece_style_tokenizer_json_reads_the_rendered_string_as_transfo
     assert result.encoding.ids == library.encode(result.prompt.text, add_special_tokens=False).ids
     assert [t.control for t in result.encoding.tokens if t.id in (0, 1, 2, 3)] == [True] * 6
     assert {result.encoding.message_of(t) for t in result.encoding.tokens} == {None, 0, 1, 2}
+
+
+def test_contents_are_located_where_the_template_put_them(hub: Path) -> None:
+    """A content that also appears in the template's text ("user", "a", "end") is found where the
+    template put the content, not in the header or in a control token."""
+    fake_model(hub, QWEN25)
+    tokenizer = load_tokenizer("hf:acme/tiny")
+    messages = [M("system", "system"), M("user", "user"), M("assistant", "a"), M("user", "end")]
+    prompt = encode_chat(messages, tokenizer, generation_prompt=True).prompt
+    starts = prompt.starts
+    located = {s.message: (starts[i], s.text) for i, s in enumerate(prompt.segments) if s.content}
+    text = prompt.text
+    assert located == {0: (text.index("system\nsystem") + 7, "system"), 1: (text.index("user\nuser") + 5, "user"),
+                       2: (text.index("assistant\na") + 10, "a"), 3: (text.rindex("user\nend") + 5, "end")}
+    trimmed = "{% for m in messages %}<{{ m.role }}>{{ m.content | trim }}</{{ m.role }}>{% endfor %}"
+    fake_model(hub, trimmed, name="models--acme--trim")
+    prompt = encode_chat([M("user", "  user  ")], load_tokenizer("hf:acme/trim"), "hf").prompt
+    assert [(s.text, s.content) for s in prompt.segments] == [("<user>", False), ("user", True), ("</user>", False)]

@@ -12,6 +12,7 @@ special-token strings outside contents are control tokens.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -27,6 +28,7 @@ from explorer.core.errors import ChatError
 from explorer.core.incremental import special_finder
 from explorer.core.tokenizer import Tokenizer
 
+_MARKER = re.compile("\ue000(\\d+)\ue001")  # a message's content, in a rendering that locates contents
 SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token")
 
 
@@ -128,16 +130,45 @@ class HFChatTemplate:
                 position = match.end()
             out.text(part[position:], owner)
 
+        contents = self._content_spans(messages, generation_prompt, text)
         position = 0
         for owner, (start, end) in enumerate(spans):
             template_text(text[position:start], None)
-            content_start, content_end = _find_content(text, start, end, messages[owner].content)
-            template_text(text[start:content_start], owner)
-            out.text(text[content_start:content_end], owner, content=True)
-            template_text(text[content_end:end], owner)
+            content = contents[owner] if contents is not None else None
+            if content is None or not start <= content[0] <= content[1] <= end:
+                content = _find_content(text, start, end, messages[owner].content)
+            template_text(text[start:content[0]], owner)
+            out.text(text[content[0]:content[1]], owner, content=True)
+            template_text(text[content[1]:end], owner)
             position = end
         template_text(text[position:], None)
         return out.build(f"hf:{self.source}", tuple(m.role for m in messages), whole=True)
+
+    def _content_spans(self, messages: Sequence[Message], generation_prompt: bool,
+                       text: str) -> list[tuple[int, int] | None] | None:
+        """Where each message's content is in `text`: rendered again with a marker for each content,
+        the markers replaced by the contents (as given, or trimmed, as `| trim` does) must give
+        `text` back; then the markers say exactly where each content went. None if they do not
+        (a template that looks inside the content), and None for a message it leaves out."""
+        marked = [Message(m.role, f"\ue000{i}\ue001", m.name) for i, m in enumerate(messages)]
+        try:
+            parts = _MARKER.split(self.render_string(marked, generation_prompt))
+        except ChatError:
+            return None
+        for shape in (str, str.strip):
+            spans: list[tuple[int, int] | None] = [None] * len(messages)
+            rebuilt = [parts[0]]
+            length = len(parts[0])
+            for number in range(1, len(parts), 2):
+                index = int(parts[number])
+                content = shape(messages[index].content)
+                if spans[index] is None:
+                    spans[index] = (length, length + len(content))
+                rebuilt += [content, parts[number + 1]]
+                length += len(content) + len(parts[number + 1])
+            if "".join(rebuilt) == text:
+                return spans
+        return None
 
     def _message_spans(self, messages: Sequence[Message], text: str,
                        generation_prompt: bool) -> list[tuple[int, int]]:

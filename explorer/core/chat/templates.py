@@ -120,7 +120,8 @@ def encode_chat(messages: Sequence[Message], tokenizer: Tokenizer, template: str
     chosen = resolve_template(template, tokenizer)
     prompt = render_chat(chosen, messages, tokenizer, generation_prompt)
     encoding = encode_prompt(prompt, tokenizer)
-    implicit = isinstance(chosen, ChatTemplate) and chosen.implicit_prompt and messages[-1].role == "user"
+    implicit = isinstance(chosen, ChatTemplate) and chosen.implicit_prompt and bool(messages) \
+        and messages[-1].role == "user"
     findings = chat_findings(encoding, tokenizer, chosen.bos, chosen.eos, generation_prompt or implicit)
     name = chosen.name if isinstance(chosen, ChatTemplate) else prompt.template
     return ChatResult(name, encoding, tuple(findings))
