@@ -45,3 +45,18 @@ def test_findings_compare_and_errors(qtbot: QtBot, session: Session) -> None:
     pane.template.setCurrentIndex(pane.template.findData("harmony"))
     pane.recompute()
     assert pane.results == [] and "without a \"name\"" in pane.summary.text()
+
+
+def test_replaced_and_removed_rows_leave_the_editor_at_once(qtbot: QtBot, session: Session) -> None:
+    pane = ChatPane(session)
+    qtbot.addWidget(pane)
+    session.set_tokenizer(load_tokenizer("cl100k_base"), "cl100k_base")
+    pane.show()
+    old = list(pane.editor.rows)
+    assert old and all(row.isVisible() for row in old)
+    pane.editor.set_messages([Message("user", "only")])
+    assert not any(row.isVisible() for row in old)  # before any event loop turn deletes them
+    assert [m.content for m in pane.editor.messages()] == ["only"]
+    row = pane.editor.rows[0]
+    row.removed.emit(row)
+    assert pane.editor.messages() == [] and not row.isVisible()

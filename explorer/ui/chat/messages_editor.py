@@ -65,7 +65,7 @@ class MessagesEditor(QWidget):
 
     def set_messages(self, messages: list[Message]) -> None:
         for row in self.rows:
-            row.deleteLater()
+            self._drop(row)
         self.rows = []
         for message in messages:
             self._add(message)
@@ -86,5 +86,11 @@ class MessagesEditor(QWidget):
 
     def _on_row_removed(self, row: MessageRow) -> None:
         self.rows.remove(row)
-        row.deleteLater()
+        self._drop(row)
         self.messages_changed.emit()
+
+    def _drop(self, row: MessageRow) -> None:
+        """Out of the layout and hidden now (deleteLater alone leaves it drawn until the event loop runs)."""
+        self._rows_layout.removeWidget(row)
+        row.hide()
+        row.deleteLater()
