@@ -19,7 +19,7 @@ from explorer.cli_reports import add_screenshot_command, cmd_audit, cmd_compare
 from explorer.core.bpe import BPE
 from explorer.core.chat import BUILTIN as CHAT_TEMPLATES
 from explorer.core.chat import ChatResult, Message, encode_chat, load_messages
-from explorer.core.chat.compare import ChatComparison, compare_chats
+from explorer.core.chat.compare import ChatComparison, compare_chats, compared_template
 from explorer.core.corpus import CorpusFiles, expand_paths
 from explorer.core.errors import ExplorerError, OutputFileError
 from explorer.core.export import EXPORT_FORMATS, export
@@ -150,9 +150,9 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     result = encode_chat(messages, tokenizer, args.template, args.generation_prompt)
     other = None
     if args.compare_tokenizer or args.compare_template:
-        other_tokenizer = load_tokenizer(args.compare_tokenizer) if args.compare_tokenizer else tokenizer
-        comparison = compare_chats(messages, [(tokenizer, args.template),
-                                              (other_tokenizer, args.compare_template or args.template)],
+        other_tokenizer = load_tokenizer(args.compare_tokenizer) if args.compare_tokenizer else None
+        template = compared_template(args.compare_template, other_tokenizer, args.template, tokenizer)
+        comparison = compare_chats(messages, [(tokenizer, args.template), (other_tokenizer or tokenizer, template)],
                                    args.generation_prompt)
         result, other = comparison.results
     if args.json:
@@ -300,11 +300,12 @@ def build_parser() -> argparse.ArgumentParser:
                       "tokenizer_config.json), hf:ORG/NAME, or a tokenizer_config.json (default: the tokenizer's own)")
     chat.add_argument("--generation-prompt", action="store_true",
                       help="end with the start of an assistant message, for the model to complete")
-    chat.add_argument("--json", action="store_true", help="print the prompt text, ids, and tokens marked control or not")
+    chat.add_argument("--json", action="store_true",
+                      help="print the prompt text, ids, and tokens marked control or not")
     chat.add_argument("--compare-template", metavar="NAME", help="also render with this template, and show the "
                       "tokens of each message side by side")
     chat.add_argument("--compare-tokenizer", metavar="NAME", help="also encode with this tokenizer (with its own "
-                      "template unless --compare-template), side by side")
+                      "template, if it has one, unless --compare-template), side by side")
     chat.set_defaults(run=_cmd_chat)
 
     chunks = commands.add_parser("chunks", help="show how a pattern (or a tokenizer's) pre-tokenizes text")

@@ -152,4 +152,5 @@ def test_mistral_v3_puts_the_system_prompt_before_the_last_user_message() -> Non
     prompt = BUILTIN["mistral-v3"].render(CONVERSATIONS["system and turns"], True)
     assert prompt.text == "<s>[INST]What is 2+2?[/INST]4</s>[INST]You are terse.\n\nAnd 3+3?[/INST]"
     v7 = BUILTIN["mistral-v7"].render(CONVERSATIONS["system and turns"], True)
-    assert v7.text == "<s>[SYSTEM_PROMPT]You are terse.[/SYSTEM_PROMPT][INST]What is 2+2?[/INST]4</s>[INST]And 3+3?[/INST]"
+    assert v7.text == ("<s>[SYSTEM_PROMPT]You are terse.[/SYSTEM_PROMPT][INST]What is 2+2?[/INST]4</s>"
+                       "[INST]And 3+3?[/INST]")

@@ -16,6 +16,7 @@ from explorer.core.chat import Message, default_template, encode_chat
 from explorer.core.chat.encode import FOREIGN_TEMPLATE, SPECIAL_STRING, TRAILING_SPACE, TWICE
 from explorer.core.errors import ChatError
 from explorer.core.load import load_tokenizer
+from tests.core import chat_references as ref
 
 M = Message
 # Qwen2.5's chat_template (Qwen/Qwen2.5-7B-Instruct tokenizer_config.json), its part without tools.
@@ -235,3 +236,15 @@ def test_contents_are_located_where_the_template_put_them(hub: Path) -> None:
     fake_model(hub, trimmed, name="models--acme--trim")
     prompt = encode_chat([M("user", "  user  ")], load_tokenizer("hf:acme/trim"), "hf").prompt
     assert [(s.text, s.content) for s in prompt.segments] == [("<user>", False), ("user", True), ("</user>", False)]
+
+
+def test_the_compared_sides_template() -> None:
+    from explorer.core.chat.compare import compared_template
+
+    cl100k = load_tokenizer("cl100k_base")
+    assert compared_template("llama3", None, "chatml", cl100k) == "llama3"  # asked for
+    assert compared_template(None, None, "chatml", cl100k) == "chatml"  # same tokenizer: the first side's
+    assert compared_template(None, load_tokenizer("o200k_base"), "chatml", cl100k) == "chatml"  # it has none
+    with pytest.raises(ChatError, match="no chat template is known for cl100k_base"):
+        compared_template(None, load_tokenizer("o200k_base"), None, cl100k)
+    assert compared_template(None, ref.harmony_tokenizer(), "chatml", cl100k) == "harmony"  # its own

@@ -60,3 +60,18 @@ def test_replaced_and_removed_rows_leave_the_editor_at_once(qtbot: QtBot, sessio
     row = pane.editor.rows[0]
     row.removed.emit(row)
     assert pane.editor.messages() == [] and not row.isVisible()
+
+
+def test_compare_with_another_tokenizer(qtbot: QtBot, session: Session) -> None:
+    pane = ChatPane(session)
+    qtbot.addWidget(pane)
+    session.set_tokenizer(load_tokenizer("cl100k_base"), "cl100k_base")
+    pane.compare_tokenizer.setCurrentIndex(pane.compare_tokenizer.findData("o200k_base"))
+    qtbot.waitUntil(lambda: len(pane.results) == 2, timeout=20000)
+    assert pane.labels == ["cl100k_base / chatml", "o200k_base / chatml"]
+    messages = pane.editor.messages()
+    expected = encode_chat(messages, load_tokenizer("o200k_base"), "chatml", True)
+    assert pane.results[1].encoding.ids == expected.encoding.ids
+    assert "o200k_base / chatml</b>" in pane.summary.text()
+    pane.compare_tokenizer.setCurrentIndex(0)
+    assert len(pane.results) == 1 and not pane.views[1].isVisibleTo(pane)

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from explorer.core.chat.messages import Message
-from explorer.core.chat.templates import ChatResult, encode_chat
+from explorer.core.chat.templates import ChatResult, default_template, encode_chat
+from explorer.core.errors import ChatError
 from explorer.core.tokenizer import Tokenizer
 
 
@@ -56,3 +57,17 @@ def compare_chats(messages: Sequence[Message], sides: Sequence[tuple[Tokenizer, 
     results = tuple(encode_chat(messages, tokenizer, template, generation_prompt) for tokenizer, template in sides)
     labels = tuple(f"{tokenizer.name} / {result.template}" for (tokenizer, _), result in zip(sides, results))
     return ChatComparison(results, labels)
+
+
+def compared_template(template: str | None, other: Tokenizer | None, first: str | None,
+                      tokenizer: Tokenizer) -> str | None:
+    """The compared side's template: the one asked for; else another tokenizer's own (or, if it
+    has none, the first side's); else the first side's (`first`, None for `tokenizer`'s own)."""
+    if template is not None:
+        return template
+    if other is not None:
+        try:
+            return default_template(other)
+        except ChatError:
+            pass
+    return first if first is not None or other is None else default_template(tokenizer)

@@ -11,7 +11,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QSplitter,
                                QVBoxLayout, QWidget)
 
-from explorer.core.chat import BUILTIN, ChatResult, Message, default_template, encode_chat
+from explorer.core.chat import BUILTIN, ChatResult, Message, default_template
+from explorer.core.chat.compare import compare_chats, compared_template
 from explorer.core.chat.templates import own_config
 from explorer.core.errors import ExplorerError
 from explorer.core.render import token_text
@@ -19,7 +20,9 @@ from explorer.core.tokenizer import Tokenizer
 from explorer.ui.chat.messages_editor import MessagesEditor
 from explorer.ui.chat.view import ChatView
 from explorer.ui.pane import Pane, example_bar
-from explorer.ui.session import Session
+from explorer.ui.picker import BUNDLED as BUNDLED_TOKENIZERS
+from explorer.ui.picker import discovered_tokenizers
+from explorer.ui.session import TRAINED_PREFIX, Session
 
 DEFAULT = [Message("system", "You are a helpful assistant."), Message("user", "What is the capital of France?"),
            Message("assistant", "Paris."), Message("user", "And of Italy?")]
@@ -40,6 +43,7 @@ class ChatPane(Pane):
         self._debounce = QTimer(self, singleShot=True, interval=150)
         self._debounce.timeout.connect(self.recompute)
         self.results: list[ChatResult] = []
+        self.labels: list[str] = []  # "tokenizer / template" of each result
 
         self.template = QComboBox()
         self.template.setAccessibleName("Template")
@@ -53,11 +57,18 @@ class ChatPane(Pane):
         self.compare.addItem("(none)", None)
         for name in BUILTIN:
             self.compare.addItem(name, name)
+        self.compare_tokenizer = QComboBox()
+        self.compare_tokenizer.setAccessibleName("Compare with tokenizer")
+        self.other: Tokenizer | None = None  # the compared tokenizer, once loaded
+        self._fill_compare_tokenizers()
+        self.compare_tokenizer.currentIndexChanged.connect(self._on_compare_tokenizer_changed)
+        session.tokenizers_changed.connect(self._fill_compare_tokenizers)
         self.template.currentIndexChanged.connect(self._debounce.start)
         self.compare.currentIndexChanged.connect(self._debounce.start)
         self.generation.toggled.connect(self._debounce.start)
         controls = QHBoxLayout()
-        for widget in (QLabel("Template:"), self.template, self.generation, QLabel("Compare with:"), self.compare):
+        for widget in (QLabel("Template:"), self.template, self.generation, QLabel("Compare with:"), self.compare,
+                       self.compare_tokenizer):
             controls.addWidget(widget)
         controls.addStretch(1)
         examples, self.example_buttons = example_bar([(label, label, f"Load the {label.lower()} example")
@@ -119,6 +130,32 @@ class ChatPane(Pane):
         self._stack.setCurrentIndex(1)
         self.recompute()
 
+    def _fill_compare_tokenizers(self) -> None:
+        current = self.compare_tokenizer.currentData()
+        self.compare_tokenizer.blockSignals(True)
+        self.compare_tokenizer.clear()
+        self.compare_tokenizer.addItem("(same tokenizer)", None)
+        choices = list(BUNDLED_TOKENIZERS) + discovered_tokenizers()
+        choices += [(TRAINED_PREFIX + name, f"{name} (trained here)") for name in self.session.trained]
+        for spec, label in choices:
+            self.compare_tokenizer.addItem(label, spec)
+        self.compare_tokenizer.setCurrentIndex(max(self.compare_tokenizer.findData(current), 0))
+        self.compare_tokenizer.blockSignals(False)
+
+    def _on_compare_tokenizer_changed(self) -> None:
+        spec = self.compare_tokenizer.currentData()
+        self.other = None
+        if spec is None:
+            self.recompute()
+            return
+
+        def loaded(tokenizer: Tokenizer) -> None:
+            if self.compare_tokenizer.currentData() == spec:
+                self.other = tokenizer
+                self.recompute()
+
+        self.session.fetch_tokenizer(spec, loaded, key="chat-compare")
+
     def _on_example_picked(self, label: str) -> None:
         self.editor.set_messages(EXAMPLES[label])
 
@@ -136,30 +173,37 @@ class ChatPane(Pane):
             for view in self.views:
                 view.show_result(None, self.session.dark)
             return
+        # the second side: another template, another tokenizer (with its own template), or both
+        comparing = chosen[1] is not None or self.other is not None
+        self.labels = []
         try:
-            self.results = [encode_chat(messages, tokenizer, chosen[0], self.generation.isChecked())]
-            if chosen[1] is not None:
-                self.results.append(encode_chat(messages, tokenizer, chosen[1], self.generation.isChecked()))
+            sides = [(tokenizer, chosen[0])]
+            if comparing:
+                template = compared_template(chosen[1], self.other, chosen[0], tokenizer)
+                sides.append((self.other or tokenizer, template))
+            comparison = compare_chats(messages, sides, self.generation.isChecked())
+            self.results, self.labels = list(comparison.results), list(comparison.labels)
         except ExplorerError as exc:
             self.summary.setText(f"<span style='color:#c0392b'>{exc}</span>")
             self.results = []
-        self.views[1].setVisible(chosen[1] is not None)
+        self.views[1].setVisible(comparing)
         for index, view in enumerate(self.views):
             view.show_result(self.results[index] if index < len(self.results) else None, self.session.dark)
         if self.results:
-            self.summary.setText("   |   ".join(self._summary(result) for result in self.results))
-        for result in self.results:
+            self.summary.setText("   |   ".join(self._summary(label, result)
+                                               for label, result in zip(self.labels, self.results)))
+        for label, result in zip(self.labels, self.results):
             for finding in result.findings:
-                prefix = f"{result.template}: " if len(self.results) > 1 else ""
+                prefix = f"{label}: " if len(self.results) > 1 else ""
                 item = QListWidgetItem(f"{prefix}{finding.kind}: {finding.title}")
                 item.setToolTip(finding.detail)
                 self.findings.addItem(item)
 
     @staticmethod
-    def _summary(result: ChatResult) -> str:
+    def _summary(label: str, result: ChatResult) -> str:
         tokens = result.encoding.tokens
         control = sum(token.control for token in tokens)
-        return f"<b>{result.template}</b>: {len(tokens):,} tokens, {control:,} of them control tokens"
+        return f"<b>{label}</b>: {len(tokens):,} tokens, {control:,} of them control tokens"
 
     def _on_view_token_clicked(self, view: ChatView, index: int) -> None:
         if view.result is None:
