@@ -84,7 +84,7 @@ def tekken_tokenizer(file: str = "tekken_240718.json") -> TiktokenTokenizer:
     vocab = [b""] * (max(ranks.values()) + 1)
     for data, rank in ranks.items():
         vocab[rank] = data
-    specials = {token["token_str"]: token["rank"] for token in reference._all_special_tokens}
+    specials = {str(token["token_str"]): token["rank"] for token in reference._all_special_tokens}
     rank_file = tiktoken_file.RankFile(ranks, vocab, hashlib.sha256(path.read_bytes()).hexdigest())
     return TiktokenTokenizer(rank_file, reference._model._pat_str, specials, "tekken", str(path))
 

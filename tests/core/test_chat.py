@@ -11,9 +11,8 @@ from functools import cache
 
 import pytest
 
-from explorer.core.chat import Message, encode_chat, encode_prompt, parse_messages
+from explorer.core.chat import Message, default_template, encode_chat
 from explorer.core.chat.builtin import BUILTIN
-from explorer.core.chat.encode import FOREIGN_TEMPLATE, SPECIAL_STRING, TRAILING_SPACE
 from explorer.core.errors import ChatError, ExplorerError
 from explorer.core.load import load_tokenizer
 from tests.core import chat_references as ref
@@ -154,3 +153,16 @@ def test_mistral_v3_puts_the_system_prompt_before_the_last_user_message() -> Non
     v7 = BUILTIN["mistral-v7"].render(CONVERSATIONS["system and turns"], True)
     assert v7.text == ("<s>[SYSTEM_PROMPT]You are terse.[/SYSTEM_PROMPT][INST]What is 2+2?[/INST]4</s>"
                        "[INST]And 3+3?[/INST]")
+
+
+@pytest.mark.parametrize(("name", "expected"), [("llama3", "llama3"), ("llama4", "llama4"),
+                                                ("tekken", "mistral-tekken"), ("o200k_harmony", "harmony"),
+                                                ("chatml", "chatml")])
+def test_default_templates_follow_the_tokenizer(name: str, expected: str) -> None:
+    ours = tokenizer(name)
+    bundled = ours.name
+    try:
+        for ours.name in (bundled, f"my-{bundled}"):  # renamed: its control tokens (or "tekken") decide
+            assert default_template(ours) == expected
+    finally:
+        ours.name = bundled

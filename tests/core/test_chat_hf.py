@@ -7,7 +7,6 @@ import json
 import random
 from pathlib import Path
 
-import jinja2
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers

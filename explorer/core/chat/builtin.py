@@ -201,6 +201,7 @@ BUILTIN: dict[str, ChatTemplate] = {template.name: template for template in [
                  "<s>", "</s>", implicit_prompt=True),
     ChatTemplate("mistral-v7", "Mistral instruct v7 with [SYSTEM_PROMPT] (mistral-common)", render_mistral_v7,
                  "<s>", "</s>", implicit_prompt=True),
+    # the rules of v3, which both bundled Tekken files declare; a Tekken v7 model takes mistral-v7
     ChatTemplate("mistral-tekken", "Mistral instruct v3 on Tekken: Nemo, Pixtral (mistral-common)",
                  render_mistral_tekken, "<s>", "</s>", implicit_prompt=True),
     ChatTemplate("harmony", "gpt-oss harmony (openai-harmony)", render_harmony),

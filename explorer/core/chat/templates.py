@@ -69,6 +69,8 @@ def default_template(tokenizer: Tokenizer) -> str:
         return BY_TOKENIZER[tokenizer.name]
     if own_config(tokenizer) is not None:
         return "hf"
+    if "tekken" in tokenizer.name.lower():  # a Tekken file has [SYSTEM_PROMPT] whatever its version
+        return "mistral-tekken"
     specials = tokenizer.special_tokens
     for needed, name in BY_SPECIALS:
         if all(token in specials for token in needed):
