@@ -136,6 +136,7 @@ def test_named_templates_and_other_models_template(hub: Path, tmp_path: Path) ->
     ("{% set x = messages.append(1) %}", "sandbox forbids"),
     ("{{ raise_exception('Only user and assistant roles are supported!') }}", "refused this conversation: Only"),
     ("{% for m in messages %}", "not valid Jinja"),
+    ("{{ messages[0].content.upper_case() }}", "failed on this conversation"),
 ])
 def test_hf_templates_run_sandboxed_and_fail_with_one_line(hub: Path, template: str, message: str) -> None:
     fake_model(hub, template)

@@ -25,7 +25,10 @@ def cache(tmp_path: Path) -> dict[str, str]:
 
 def write(tmp_path: Path, document: object, name: str = "chat.json") -> str:
     path = tmp_path / name
-    path.write_text(document if isinstance(document, str) else json.dumps(document), encoding="utf-8")
+    if isinstance(document, bytes):
+        path.write_bytes(document)
+    else:
+        path.write_text(document if isinstance(document, str) else json.dumps(document), encoding="utf-8")
     return str(path)
 
 
@@ -75,8 +78,9 @@ def test_plain_output_is_ids_with_findings_on_stderr(tmp_path: Path, cache: dict
     ('[{"role": "user", "content": "x", "extra": 1}]', "message 0: unknown key 'extra'"),
     ('["hi"]', 'message 0: expected an object with "role" and "content", found a string'),
     ('[{"role": "user", "content": "x"}', "not valid JSON (line 1"),
+    (b'[{"role": "user", "content": "\xff"}]', "not UTF-8 text (byte 30)"),
 ])
-def test_a_bad_messages_file_is_one_line(tmp_path: Path, document: str, message: str) -> None:
+def test_a_bad_messages_file_is_one_line(tmp_path: Path, document: str | bytes, message: str) -> None:
     done = run("chat", "--tokenizer", "cl100k_base", "--messages", write(tmp_path, document), "--template", "chatml")
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and message in done.stderr and "Traceback" not in done.stderr
@@ -125,3 +129,10 @@ def test_compare_two_templates_and_two_tokenizers(tmp_path: Path) -> None:
                            "--json").stdout)
     assert document["compare"] == alone
     assert document["text"] == alone["text"] and document["ids"] != alone["ids"]
+
+
+def test_a_byte_order_mark_is_not_an_error(tmp_path: Path) -> None:
+    messages = write(tmp_path, '\ufeff[{"role": "user", "content": "hi"}]')
+    done = run("chat", "--tokenizer", "cl100k_base", "--messages", messages, "--template", "chatml", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["text"].startswith("<|im_start|>user\nhi")

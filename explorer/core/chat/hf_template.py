@@ -110,7 +110,9 @@ class HFChatTemplate:
         except jinja2.exceptions.SecurityError as exc:
             raise ChatError(f"{self.source}: the chat_template tried something the sandbox forbids ({exc})") \
                 from None
-        except jinja2.exceptions.TemplateError as exc:
+        except jinja2.exceptions.UndefinedError as exc:  # a name the template expects and nobody gives
+            raise ChatError(f"{self.source}: the chat_template failed on this conversation ({exc})") from None
+        except jinja2.exceptions.TemplateError as exc:  # raise_exception("...") in the template
             raise ChatError(f"{self.source}: the chat_template refused this conversation: {exc}") from None
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:  # a template's own bug
             raise ChatError(f"{self.source}: the chat_template failed on this conversation ({exc})") from None

@@ -65,7 +65,7 @@ def parse_messages(document: Any, source: str = "messages") -> list[Message]:
 def load_messages(path: str | os.PathLike[str]) -> list[Message]:
     """The messages in a JSON file; a missing, non-UTF-8 or broken file is one clear ChatError."""
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        text = Path(path).read_bytes().decode("utf-8-sig")  # a BOM from a Windows editor is not JSON
     except FileNotFoundError:
         raise ChatError(f"{path}: no such file") from None
     except IsADirectoryError:
