@@ -45,6 +45,28 @@ def tokenizer(name: str):  # type: ignore[no-untyped-def]
     return builders[name]()
 
 
+def bundled(name: str, reason: str = ""):  # type: ignore[no-untyped-def]
+    """A bundled tokenizer, or a skip that says why it cannot be loaded here."""
+    try:
+        return load_tokenizer(name)
+    except ExplorerError as exc:
+        pytest.skip(reason or f"needs the bundled {name} tokenizer (t14-bundle): {exc}")
+
+
+@pytest.mark.parametrize("name", ["llama3", "llama4", "o200k_harmony", "tekken"])
+def test_bundled_tokenizers_give_the_references_ids(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names --tokenizer takes, with their default templates, on every conversation."""
+    ours = bundled(name)
+    reference = ref.mistral_reference("tekken_240911.json") if name == "tekken" else None
+    for messages in CONVERSATIONS.values():
+        result = encode_chat(messages, ours, generation_prompt=True)
+        expected = {"llama3": lambda: ref.llama3_reference_ids(messages, True),
+                    "llama4": lambda: ref.llama4_reference_ids(messages, True),
+                    "o200k_harmony": lambda: ref.harmony_reference_ids(messages, True, monkeypatch),
+                    "tekken": lambda: ref.mistral_ids(reference, messages)}[name]()
+        assert result.encoding.ids == expected, messages
+
+
 @pytest.mark.parametrize(("conversation", "generation_prompt"), CASES)
 def test_chatml_is_qwens_published_format(conversation: str, generation_prompt: bool) -> None:
     ours = tokenizer("chatml")
@@ -57,10 +79,7 @@ def test_chatml_is_qwens_published_format(conversation: str, generation_prompt: 
 
 
 def test_chatml_with_the_bundled_qwen_tokenizer() -> None:
-    try:
-        qwen = load_tokenizer("qwen")
-    except ExplorerError:
-        pytest.skip("needs the bundled qwen tokenizer (t14-bundle)")
+    qwen = bundled("qwen")
     messages = CONVERSATIONS["system and turns"]
     text, ids = ref.qwen_chatml_ids(lambda t: qwen.encode(t, special="allowed"), messages, True)
     result = encode_chat(messages, qwen, generation_prompt=True)  # chatml is qwen's default
@@ -136,10 +155,7 @@ def test_mistral_sentencepiece_pieces_are_mistral_common(template: str, file: st
     ("mistral-v3", "mistral_v3", "mistral_instruct_tokenizer_240323.model.v3"),
     ("mistral-v7", "mistral_v7", "mistral_instruct_tokenizer_241114.model.v7")])
 def test_mistral_sentencepiece_ids(template: str, name: str, file: str) -> None:
-    try:
-        ours = load_tokenizer(name)
-    except ExplorerError:
-        pytest.skip("needs the SentencePiece tokenizer (t14-sp)")
+    ours = bundled(name, "needs the SentencePiece tokenizer (t14-sp)")
     reference = ref.mistral_reference(file)
     for messages in CONVERSATIONS.values():
         result = encode_chat(messages, ours, generation_prompt=True)

@@ -103,8 +103,8 @@ def test_missing_file_unknown_template_and_no_default(tmp_path: Path) -> None:
 def test_bundled_tokenizers_choose_their_template(tmp_path: Path, name: str, template: str) -> None:
     try:
         load_tokenizer(name)
-    except ExplorerError:
-        pytest.skip(f"needs the bundled {name} tokenizer (t14-bundle)")
+    except ExplorerError as exc:
+        pytest.skip(f"needs the bundled {name} tokenizer (t14-bundle): {exc}")
     messages = write(tmp_path, [{"role": "user", "content": "hi"}])
     document = json.loads(run("chat", "--tokenizer", name, "--messages", messages, "--json").stdout)
     assert document["template"] == template
