@@ -1,4 +1,4 @@
-"""The command line: train, encode, decode, chunks, export, list, compare and audit over the core.
+"""The command line: train, encode, decode, chunks, chat, export, list, compare and audit over the core.
 
 Errors are one clear line on stderr and a non-zero exit, never a traceback. What the commands
 share is in cli_io.py; the reports (compare, audit, screenshot) are in cli_reports.py.
@@ -17,12 +17,15 @@ from explorer import __version__
 from explorer.cli_io import PROG, Progress, add_input_arguments, load, read_input
 from explorer.cli_reports import add_screenshot_command, cmd_audit, cmd_compare
 from explorer.core.bpe import BPE
+from explorer.core.chat import BUILTIN as CHAT_TEMPLATES
+from explorer.core.chat import ChatResult, Message, encode_chat, load_messages
+from explorer.core.chat.compare import ChatComparison, compare_chats, compared_template
 from explorer.core.corpus import CorpusFiles, expand_paths
 from explorer.core.errors import ExplorerError, OutputFileError
 from explorer.core.export import EXPORT_FORMATS, export
 from explorer.core.files import check_output, display_path, rescue_paths, unused_path
 from explorer.core.formats import own
-from explorer.core.load import bundled_names, list_tokenizers
+from explorer.core.load import bundled_names, list_tokenizers, load_tokenizer
 from explorer.core.pretokenize import NAMED_PATTERNS, REGEX_PREFIX, Pretokenizer, natural_reference
 from explorer.core.tokenizer import SPECIAL_MODES, UnsupportedView
 from explorer.core.train import RULES, BpeTrainer, Merge
@@ -165,6 +168,60 @@ def _cmd_encode(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_chat(args: argparse.Namespace) -> int:
+    messages = load_messages(args.messages)  # a bad file is refused before the tokenizer loads
+    tokenizer = load(args)
+    result = encode_chat(messages, tokenizer, args.template, args.generation_prompt)
+    other = None
+    if args.compare_tokenizer or args.compare_template:
+        other_tokenizer = load_tokenizer(args.compare_tokenizer) if args.compare_tokenizer else None
+        template = compared_template(args.compare_template, other_tokenizer, args.template, tokenizer)
+        comparison = compare_chats(messages, [(tokenizer, args.template), (other_tokenizer or tokenizer, template)],
+                                   args.generation_prompt)
+        result, other = comparison.results
+    if args.json:
+        document = _chat_document(result)
+        if other is not None:
+            document["compare"] = _chat_document(other)
+        print(json.dumps(document, ensure_ascii=False))
+    elif other is not None:
+        _print_chat_comparison(comparison, messages)
+    else:
+        print(" ".join(map(str, result.encoding.ids)))
+    sides = [(result, "")] if other is None else [(side, f"{label}: ") for side, label in
+                                                   zip(comparison.results, comparison.labels)]
+    for side, label in sides:
+        for finding in side.findings:
+            print(f"{PROG}: {label}{finding.kind}: {finding.title}", file=sys.stderr)
+    return 0
+
+
+def _chat_document(result: ChatResult) -> dict[str, object]:
+    """`text`, `ids`, and `tokens` as encode --json gives them plus `control` (the contract), then
+    each token's message and role, the template, and the findings."""
+    prompt = result.prompt
+    tokens = []
+    for token in result.encoding.tokens:
+        segment = prompt.segments[token.segment]
+        tokens.append({**token_json(token.id, token.bytes, token.start, token.end), "control": token.control,
+                       "message": segment.message, "role": prompt.role(segment)})
+    findings = [{"kind": f.kind, "start": f.start, "end": f.end, "title": f.title, "detail": f.detail}
+                for f in result.findings]
+    return {"text": prompt.text, "ids": result.encoding.ids, "tokens": tokens, "template": result.template,
+            "findings": findings}
+
+
+def _print_chat_comparison(comparison: ChatComparison, messages: list[Message]) -> None:
+    """Tokens per message (content + template's) in each rendering, then the totals."""
+    table = comparison.table(len(messages))
+    print("message\trole\t" + "\t".join(label for label, _ in table))
+    rows = [(str(i), m.role) for i, m in enumerate(messages)] + [("-", "template")]
+    for number, (index, role) in enumerate(rows):
+        cells = [f"{costs[number].total} ({costs[number].content}+{costs[number].template})" for _, costs in table]
+        print(f"{index}\t{role}\t" + "\t".join(cells))
+    print("total\t\t" + "\t".join(str(sum(c.total for c in costs)) for _, costs in table))
+
+
 def _cmd_decode(args: argparse.Namespace) -> int:
     tokenizer = load(args)
     sys.stdout.write(tokenizer.decode(args.ids))
@@ -265,6 +322,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_tokenizer(decode)
     decode.add_argument("ids", nargs="+", type=int, metavar="ID")
     decode.set_defaults(run=_cmd_decode)
+
+    chat = commands.add_parser("chat", help="a conversation rendered by a chat template, as token ids")
+    add_tokenizer(chat)
+    chat.add_argument("--messages", required=True, metavar="FILE.json",
+                      help='a JSON list of {"role": system|user|assistant|tool, "content": TEXT} objects')
+    chat.add_argument("--template", help=f"{', '.join(CHAT_TEMPLATES)}; hf (the tokenizer's own "
+                      "tokenizer_config.json), hf:ORG/NAME, or a tokenizer_config.json (default: the tokenizer's own)")
+    chat.add_argument("--generation-prompt", action="store_true",
+                      help="end with the start of an assistant message, for the model to complete")
+    chat.add_argument("--json", action="store_true",
+                      help="print the prompt text, ids, and tokens marked control or not")
+    chat.add_argument("--compare-template", metavar="NAME", help="also render with this template, and show the "
+                      "tokens of each message side by side")
+    chat.add_argument("--compare-tokenizer", metavar="NAME", help="also encode with this tokenizer (with its own "
+                      "template, if it has one, unless --compare-template), side by side")
+    chat.set_defaults(run=_cmd_chat)
 
     chunks = commands.add_parser("chunks", help="show how a pattern (or a tokenizer's) pre-tokenizes text")
     chunks.add_argument("--pattern", help=pattern_help)

@@ -124,7 +124,8 @@ def _cmd_screenshot(args: argparse.Namespace) -> int:
 
 def add_screenshot_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     shot = commands.add_parser("screenshot", help="render a pane offscreen to a PNG")
-    shot.add_argument("--pane", required=True, choices=["corpus", "training", "tokens", "merges", "chunks", "bytes"])
+    shot.add_argument("--pane", required=True,
+                      choices=["corpus", "training", "tokens", "merges", "chunks", "bytes", "chat"])
     shot.add_argument("--out", required=True, help="PNG file to write")
     shot.add_argument("--tokenizer", help="a tokenizer file or name (default: none)")
     given = shot.add_mutually_exclusive_group()

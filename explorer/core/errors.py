@@ -64,3 +64,7 @@ class CorpusError(ExplorerError):
 
 class OutputFileError(ExplorerError):
     """A file to write that cannot be written where asked (a folder, a missing folder, an input)."""
+
+
+class ChatError(ExplorerError):
+    """A conversation or chat template that cannot be rendered (bad messages file, unknown template)."""

@@ -24,6 +24,7 @@ PANES = [
     ("merges", "Merges", "Pick a token to see the merges that built it."),
     ("chunks", "Chunks", "See how the pre-tokenizer regex cuts text into chunks."),
     ("bytes", "Bytes", "See the UTF-8 bytes of every character, and tokens that cut characters."),
+    ("chat", "Chat", "See a conversation rendered by a chat template, control tokens marked."),
 ]
 
 PANE_NAMES = [name for name, _, _ in PANES]
@@ -62,7 +63,7 @@ class _Panes(dict[str, Pane]):
 
 
 class MainWindow(QMainWindow):
-    """Six panes in tabs. Only the first pane shown is built at start-up (a fast first window);
+    """The panes in tabs. Only the first pane shown is built at start-up (a fast first window);
     the others follow one per event-loop turn once the window is up, or at once when asked for."""
 
     def __init__(self, session: Session | None = None, first_pane: str | None = None) -> None:

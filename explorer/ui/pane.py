@@ -75,7 +75,7 @@ class EmptyState(QLabel):
 
 
 class Pane(QWidget):
-    """Base for the six panes: `content` holds the real view, `empty` the empty state."""
+    """Base for the panes: `content` holds the real view, `empty` the empty state."""
 
     name = "pane"
     title = "Pane"

@@ -16,7 +16,7 @@ from pathlib import Path
 from explorer.core.errors import ExplorerError
 from explorer.core.files import display_path, write_atomic
 
-PANE_NAMES = ("corpus", "training", "tokens", "merges", "chunks", "bytes")
+PANE_NAMES = ("corpus", "training", "tokens", "merges", "chunks", "bytes", "chat")
 
 
 def parse_size(size: str) -> tuple[int, int]:

@@ -24,6 +24,8 @@ STOPS = [
      "GPT-4 and GPT-4o side by side."),
     ("bytes", "Bytes", "The UTF-8 bytes and bits of each character, the tokens over them, and a token-by-token "
      "stream where a naive decoder prints U+FFFD. F5 is presentation mode; Ctrl +/- zooms."),
+    ("chat", "Chat", "A conversation as the model sees it: the chat template's control tokens drawn inverted, "
+     "each message's tokens labelled, and findings such as a control string typed in a message."),
 ]
 
 

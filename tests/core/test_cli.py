@@ -103,7 +103,7 @@ def test_non_utf8_corpus_names_file_and_line(tmp_path: Path) -> None:
 
 
 def test_help_and_version() -> None:
-    for command in ("train", "encode", "decode", "chunks", "export", "list", "compare", "audit"):
+    for command in ("train", "encode", "decode", "chunks", "chat", "export", "list", "compare", "audit"):
         assert run(command, "--help").returncode == 0
     assert run("--version").stdout.startswith("tokenizer-explorer ")
 

@@ -12,4 +12,4 @@ def test_main_window_opens(qtbot: QtBot) -> None:
     qtbot.addWidget(window)
     window.show()
     assert "Tokenizer Explorer" in window.windowTitle()
-    assert window.tabs.count() == 6
+    assert window.tabs.count() == 7

@@ -1,4 +1,4 @@
-"""The first-run tour walks the six panes and is not shown again once dismissed."""
+"""The first-run tour walks the panes and is not shown again once dismissed."""
 
 from __future__ import annotations
 

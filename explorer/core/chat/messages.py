@@ -1,0 +1,86 @@
+"""The messages of a conversation, as a chat API takes them: a role and a text content.
+
+A messages file is a JSON list of `{"role": ..., "content": ...}` objects (an optional `"name"` names a
+tool, as gpt-oss's harmony format needs). Every problem is one line that says which message and what to fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer.core.errors import ChatError
+
+ROLES = ("system", "user", "assistant", "tool")
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: str
+    content: str
+    name: str | None = None  # the tool's name, for formats that address tools by name
+
+    def as_dict(self) -> dict[str, str]:
+        """The message as chat templates and APIs take it."""
+        message = {"role": self.role, "content": self.content}
+        if self.name is not None:
+            message["name"] = self.name
+        return message
+
+
+def parse_messages(document: Any, source: str = "messages") -> list[Message]:
+    """Check a decoded JSON document and return its messages.
+
+    >>> parse_messages([{"role": "user", "content": "Hi"}])
+    [Message(role='user', content='Hi', name=None)]
+    """
+    if not isinstance(document, list):
+        raise ChatError(f"{source}: expected a JSON list of {{\"role\", \"content\"}} objects, "
+                        f"found {_json_kind(document)}")
+    messages = []
+    for index, item in enumerate(document):
+        where = f"{source}: message {index}"
+        if not isinstance(item, dict):
+            raise ChatError(f"{where}: expected an object with \"role\" and \"content\", found {_json_kind(item)}")
+        unknown = sorted(set(item) - {"role", "content", "name"})
+        if unknown:
+            raise ChatError(f"{where}: unknown key {unknown[0]!r}; a message has \"role\", \"content\" "
+                            "and, for a tool, \"name\"")
+        role, content, name = item.get("role"), item.get("content"), item.get("name")
+        if role not in ROLES:
+            raise ChatError(f"{where}: role {role!r} is not one of {', '.join(ROLES)}")
+        if not isinstance(content, str):
+            raise ChatError(f"{where}: \"content\" must be a string, found {_json_kind(content)}")
+        if name is not None and not isinstance(name, str):
+            raise ChatError(f"{where}: \"name\" must be a string, found {_json_kind(name)}")
+        messages.append(Message(role, content, name))
+    if not messages:
+        raise ChatError(f"{source}: the list is empty; give at least one message")
+    return messages
+
+
+def load_messages(path: str | os.PathLike[str]) -> list[Message]:
+    """The messages in a JSON file; a missing, non-UTF-8 or broken file is one clear ChatError."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")  # a BOM from a Windows editor is not JSON
+    except FileNotFoundError:
+        raise ChatError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ChatError(f"{path}: is a folder, not a messages file") from None
+    except UnicodeDecodeError as exc:
+        raise ChatError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise ChatError(f"{path}: {exc.strerror or exc}") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ChatError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    return parse_messages(document, str(path))
+
+
+def _json_kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}
+    return names.get(type(value), "a number")

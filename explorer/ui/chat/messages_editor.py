@@ -1,0 +1,96 @@
+"""The messages of a conversation as editable rows: a role, a text, a button to remove it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QPlainTextEdit, QPushButton, QScrollArea, QToolButton,
+                               QVBoxLayout, QWidget)
+
+from explorer.core.chat import ROLES, Message
+
+
+class MessageRow(QWidget):
+    changed = Signal()
+    removed = Signal(object)  # the row
+
+    def __init__(self, message: Message, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.role = QComboBox()
+        self.role.addItems(list(ROLES))
+        self.role.setCurrentText(message.role)
+        self.role.setAccessibleName("Role")
+        self.content = QPlainTextEdit(message.content)
+        self.content.setAccessibleName("Message text")
+        self.content.setFixedHeight(72)
+        self.name = message.name
+        remove = QToolButton()
+        remove.setText("✕")
+        remove.setToolTip("Remove this message")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.role)
+        layout.addWidget(self.content, 1)
+        layout.addWidget(remove)
+        self.role.currentTextChanged.connect(self.changed)
+        self.content.textChanged.connect(self.changed)
+        remove.clicked.connect(lambda: self.removed.emit(self))
+
+    def message(self) -> Message:
+        return Message(self.role.currentText(), self.content.toPlainText(), self.name)
+
+
+class MessagesEditor(QWidget):
+    """Rows of messages in a scroll area, and "+ Message" below them."""
+
+    messages_changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[MessageRow] = []
+        inner = QWidget()
+        self._rows_layout = QVBoxLayout(inner)
+        self._rows_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(inner)
+        add = QPushButton("+ Message")
+        add.clicked.connect(self._on_add_clicked)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(add)
+
+    def messages(self) -> list[Message]:
+        return [row.message() for row in self.rows]
+
+    def set_messages(self, messages: list[Message]) -> None:
+        for row in self.rows:
+            self._drop(row)
+        self.rows = []
+        for message in messages:
+            self._add(message)
+        self.messages_changed.emit()
+
+    def _add(self, message: Message) -> None:
+        row = MessageRow(message)
+        row.changed.connect(self.messages_changed)
+        row.removed.connect(self._on_row_removed)
+        self._rows_layout.insertWidget(len(self.rows), row)
+        self.rows.append(row)
+
+    def _on_add_clicked(self) -> None:
+        last = self.rows[-1].role.currentText() if self.rows else "assistant"
+        self._add(Message("assistant" if last == "user" else "user", ""))
+        self.rows[-1].content.setFocus()
+        self.messages_changed.emit()
+
+    def _on_row_removed(self, row: MessageRow) -> None:
+        self.rows.remove(row)
+        self._drop(row)
+        self.messages_changed.emit()
+
+    def _drop(self, row: MessageRow) -> None:
+        """Out of the layout and hidden now (deleteLater alone leaves it drawn until the event loop runs)."""
+        self._rows_layout.removeWidget(row)
+        row.hide()
+        row.deleteLater()
