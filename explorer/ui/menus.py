@@ -7,6 +7,7 @@ shortcut" warning, and neither command runs).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -107,7 +108,8 @@ class MenuBar:
         rows = []
         for menu in self.menus.values():
             for action in menu.actions():
-                keys = ", ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in action.shortcuts())
+                keys = ", ".join(text for text in (s.toString(QKeySequence.SequenceFormat.NativeText)
+                                                   for s in action.shortcuts()) if _worth_listing(text))
                 if keys:
                     rows.append((action.text().replace("&", "").rstrip("."), keys))
         return rows
@@ -129,6 +131,11 @@ PANE_KEYS = [
     ("Training, Bytes, Merges trace: play / pause, one step, reset", "F8, F9, F6"),
     ("Merges: back / forward", "Alt+Left, Alt+Right"),
 ]
+
+
+def _worth_listing(keys: str) -> bool:
+    """A key a person types (Ctrl+C), not a dedicated Copy key or F16 that a standard binding adds."""
+    return "Ins" not in keys and ("+" in keys or bool(re.fullmatch(r"F([1-9]|1[0-2])", keys)))
 
 
 def _edit_focused(method: str) -> None:
