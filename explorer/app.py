@@ -10,6 +10,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 
 def _process_age() -> float:
@@ -72,6 +73,18 @@ def run_gui(args: Sequence[str] = ()) -> int:
     if reason:
         print(f"tokenizer-explorer: error: {reason}", file=sys.stderr)
         return 1
+    measure = "--measure-startup" in args
+    app, session, window = open_main_window([a for a in args if a != "--measure-startup"], tour=not measure)
+    if measure:
+        _quit_when_tokens_shown(app, window)
+    code = int(app.exec())
+    session.shutdown()  # the window has gone: a worker still inside one long step ends it unseen
+    return code
+
+
+def open_main_window(args: Sequence[str] = (), tour: bool = True) -> tuple[Any, Any, Any]:
+    """(app, session, window): the window shown and the last tokenizer loading, as a start
+    leaves them before the event loop runs (the start-up benchmark drives this too)."""
     from PySide6.QtCore import QTimer
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
@@ -85,8 +98,6 @@ def run_gui(args: Sequence[str] = ()) -> int:
     from explorer.ui.tokens.export_button import release_clipboard
     from explorer.ui.tour import Tour, should_show
 
-    measure = "--measure-startup" in args
-    args = [a for a in args if a != "--measure-startup"]
     app = QApplication.instance() or QApplication([sys.argv[0], *args])
     app.setApplicationName("tokenizer-explorer")  # also the X11 window class, matching the .desktop file
     app.setApplicationDisplayName("Tokenizer Explorer")
@@ -108,16 +119,14 @@ def run_gui(args: Sequence[str] = ()) -> int:
     window.show()
     if session.corpus is None:  # a corpus ready to train on, from the first second
         session.set_corpus(Corpus(tuple(s for s in sample_sources() if not s.whole)))
-    if not measure and should_show(session):
+    if tour and should_show(session):
         QTimer.singleShot(600, lambda: Tour(session, window).show())
     restored = restore_recovery(session)
     if restored:
         session.status_posted.emit("Recovered after a crash: " + ", ".join(restored))
-    if measure:
-        _quit_when_tokens_shown(app, window)
     session.load_tokenizer(settings.last_tokenizer or "o200k_base")
     app.aboutToQuit.connect(release_clipboard)
-    return int(app.exec())
+    return app, session, window
 
 
 def _quit_when_tokens_shown(app: object, window: object) -> None:

@@ -7,14 +7,18 @@ import importlib
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar,
+                               QVBoxLayout, QWidget)
 
-from explorer import __version__
+from explorer.core.errors import ExplorerError
+from explorer.core.formats import own
+from explorer.ui.menus import MenuBar, about_text  # noqa: F401 (about_text: tests and callers import it here)
 from explorer.ui.pane import Pane, PlaceholderPane
 from explorer.ui.picker import TokenizerPicker
 from explorer.ui.session import Session
 from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme, is_dark
+from explorer.ui.workers import failure_message
 
 # (name, title, what its empty state says until the pane exists)
 PANES = [
@@ -49,6 +53,23 @@ def create_pane(session: Session, name: str, title: str, hint: str) -> Pane:
         return PlaceholderPane(session, name, title, f"This pane could not be built: {exc!r}")
 
 
+# How long closing the window waits for workers to stop: a thread still inside one long step
+# finishes it after the window has gone (the app waits for it before exiting).
+CLOSE_WAIT_MS = 150
+
+
+def prepare_pane(name: str) -> None:
+    """Off the GUI thread, before a pane is built in the background: import its modules (the
+    Training pane brings pyqtgraph and numpy, ~1 s) and fill the caches its first paint needs
+    (the Unicode script patterns the Bytes and Chunks panes look characters up in, ~0.1 s)."""
+    importlib.import_module(f"explorer.ui.{name}.pane")
+    if name in ("bytes", "chunks"):
+        from explorer.core.chars import script_of, scripts_used_with
+
+        script_of("a")
+        scripts_used_with("a")
+
+
 class _Panes(dict[str, Pane]):
     """name -> pane; a pane not built yet is built on first access (see MainWindow)."""
 
@@ -63,8 +84,11 @@ class _Panes(dict[str, Pane]):
 
 
 class MainWindow(QMainWindow):
-    """The panes in tabs. Only the first pane shown is built at start-up (a fast first window);
-    the others follow one per event-loop turn once the window is up, or at once when asked for."""
+    """The panes in tabs. Only the first pane shown is built at start-up (a fast first window).
+    Once the window is up the others follow in the background, one at a time: a worker imports
+    the pane's modules, then the GUI thread builds it in one event-loop turn and lays it out and
+    paints it off-screen in another, so no turn blocks the window for long and a first switch to
+    the pane costs no more than any other. A pane asked for earlier is built at once."""
 
     def __init__(self, session: Session | None = None, first_pane: str | None = None) -> None:
         super().__init__()
@@ -75,6 +99,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self._slots: dict[str, QWidget] = {}
+        self._closing = False
         for name, title, _ in PANES:
             slot = QWidget(self.tabs)
             QVBoxLayout(slot).setContentsMargins(0, 0, 0, 0)
@@ -86,9 +111,14 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self._slots[first])
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.setCentralWidget(self.tabs)
-        QTimer.singleShot(300, self._build_next_pane)
+        QTimer.singleShot(300, self._prepare_next_pane)
+        self.menus = MenuBar(self, [(name, title) for name, title, _ in PANES])
+        self.menus.show_pane_checked(self.tabs.currentIndex())
+        self.menus.dark_theme.setChecked(self.session.dark)
+        self.menus.colour_blind.setChecked(self.session.palette == "colour-blind")
         self._build_toolbar()
-        self._build_actions()
+        # Merges must exist before a token is sent to it (the request arrives before the tab switch).
+        self.session.token_requested.connect(self._on_session_token_requested)
         self.session.pane_requested.connect(self.show_pane)
         self.session.error_posted.connect(self._on_session_error_posted)
         self.session.status_posted.connect(lambda text: self.statusBar().showMessage(text, 8000))
@@ -102,6 +132,8 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
 
+    # Panes
+
     def _build_pane(self, name: str) -> Pane:
         title, hint = next((t, h) for n, t, h in PANES if n == name)
         pane = create_pane(self.session, name, title, hint)
@@ -109,17 +141,45 @@ class MainWindow(QMainWindow):
         self._slots[name].layout().addWidget(pane)
         return pane
 
-    def _build_next_pane(self) -> None:
+    def _prepare_next_pane(self) -> None:
         missing = [name for name in PANE_NAMES if name not in self.panes]
-        if missing:
-            self.panes[missing[0]]  # noqa: B018
-            QTimer.singleShot(0, self._build_next_pane)
+        if not missing or self._closing:
+            return
+        self._preparing = missing[0]
+        job = self.session.workers.start_call(f"preparing the {missing[0]} pane",
+                                              lambda name=missing[0]: prepare_pane(name))
+        job.connect("finished", self._on_prepare_job_ended)
+        job.connect("failed", self._on_prepare_job_ended)  # built anyway: the pane then says what failed
+
+    def _on_prepare_job_ended(self, _job: object, _value: object = None) -> None:
+        QTimer.singleShot(0, self._build_prepared_pane)
+
+    def _build_prepared_pane(self) -> None:
+        name = self._preparing
+        if self._closing:
+            return
+        if name not in self.panes:
+            self.panes[name]  # noqa: B018
+        QTimer.singleShot(0, lambda: self._lay_out_hidden(name))
+
+    def _lay_out_hidden(self, name: str) -> None:
+        """Polish, lay out and paint a pane that is not shown, at the size it will be shown at:
+        else all of that happens in the turn the user switches to it (~100-200 ms, the first
+        paint shapes its texts and compiles what its delegates need)."""
+        slot = self._slots.get(name)
+        if slot is not None and not slot.isVisible() and not self._closing:
+            slot.resize(self.tabs.currentWidget().size())
+            slot.ensurePolished()
+            slot.layout().activate()
+            slot.grab()
+        QTimer.singleShot(0, self._prepare_next_pane)
 
     def _on_tabs_current_changed(self, index: int) -> None:
         name = PANE_NAMES[index] if 0 <= index < len(PANE_NAMES) else ""
         if name:
             self.panes[name]  # noqa: B018
             self.session.settings.last_pane = name
+            self.menus.show_pane_checked(index)
 
     def _build_toolbar(self) -> None:
         toolbar = QToolBar("Tokenizer", self)
@@ -128,59 +188,68 @@ class MainWindow(QMainWindow):
         toolbar.addWidget(QLabel(" Tokenizer: "))
         self.picker = TokenizerPicker(self.session, toolbar)
         toolbar.addWidget(self.picker)
+        toolbar.addSeparator()
+        for action in (self.menus.open_tokenizer, self.menus.presentation, self.menus.dark_theme, self.menus.about):
+            toolbar.addAction(action)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, toolbar)
         self.toolbar = toolbar
 
-    def _action(self, text: str, shortcut: QKeySequence | str | None, slot: object, checkable: bool = False) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.setCheckable(checkable)
-        action.triggered.connect(slot)  # type: ignore[arg-type]
-        self.addAction(action)
-        return action
-
-    def _build_actions(self) -> None:
-        self.toolbar.addSeparator()
-        open_action = self._action("Open tokenizer file...", QKeySequence.StandardKey.Open,
-                                   lambda: self.picker.open_file())
-        self.toolbar.addAction(open_action)
-        self.presentation_action = self._action("Presentation mode", "F5", self.toggle_presentation, True)
-        self.presentation_action.setToolTip("Large fonts and full screen for talks (F5)")
-        self.toolbar.addAction(self.presentation_action)
-        self._action("Zoom in", QKeySequence.StandardKey.ZoomIn, lambda: self.zoom(+1))
-        self._action("Zoom in", "Ctrl+=", lambda: self.zoom(+1))
-        self._action("Zoom out", QKeySequence.StandardKey.ZoomOut, lambda: self.zoom(-1))
-        self._action("Reset zoom", "Ctrl+0", lambda: self.session.set_point_size(BASE_POINT_SIZE))
-        theme = self._action("Dark theme", "Ctrl+Shift+D", self.toggle_theme, True)
-        theme.setChecked(self.session.dark)
-        self.theme_action = theme
-        self.toolbar.addAction(theme)
-        # (No toolbar place: the menu bar's View menu shows it.)
-        self.colour_blind_action = self._action("Colour-blind palette", None, self.toggle_colour_blind, True)
-        self.colour_blind_action.setChecked(self.session.palette == "colour-blind")
-        self.colour_blind_action.setToolTip("Token colours derived from the Okabe-Ito palette, told apart with any colour vision")
-        about = self._action("About", None, self.show_about)
-        self.toolbar.addAction(about)
-        for index in range(len(PANES)):
-            self._action(f"Pane {index + 1}", f"Alt+{index + 1}", lambda _=False, i=index: self.tabs.setCurrentIndex(i))
-        # Merges must exist before a token is sent to it (the request arrives before the tab switch).
-        self.session.token_requested.connect(self._on_session_token_requested)
-
-    # Window-wide actions
+    # Window-wide actions (the menus call these)
 
     def show_pane(self, name: str) -> None:
         if name in PANE_NAMES:
             self.panes[name]  # noqa: B018
             self.tabs.setCurrentWidget(self._slots[name])
 
+    def current_pane(self) -> str:
+        return PANE_NAMES[self.tabs.currentIndex()]
+
     def _on_session_token_requested(self, token_id: int) -> None:
         if "merges" not in self.panes:
             self.panes["merges"]  # noqa: B018 (built now, it missed this request: ask again)
             QTimer.singleShot(0, lambda: self.session.token_requested.emit(token_id))
 
+    def open_tokenizer_file(self) -> None:
+        self.picker.open_file()
+
+    def open_corpus_files(self) -> None:
+        self.show_pane("corpus")
+        self.panes["corpus"].ask_for_files()  # type: ignore[attr-defined]
+
+    def save_trained(self) -> None:
+        self._training_result("save")
+
+    def export_trained_hf(self) -> None:
+        self._training_result("export_hf")
+
+    def _training_result(self, method: str) -> None:
+        box = getattr(self.panes["training"], "result_box", None)
+        if box is None or box.tokenizer is None:
+            self.statusBar().showMessage("Nothing trained yet: press Train in the Training pane first.", 8000)
+            return
+        getattr(box, method)()
+
+    def export_vocabulary(self) -> None:
+        self.show_pane("merges")
+        pane = self.panes["merges"]
+        if getattr(pane, "table", None) is None:
+            self.statusBar().showMessage("The vocabulary is still loading; try again in a moment.", 8000)
+            return
+        pane.export_csv()  # type: ignore[attr-defined]
+
+    def find(self) -> None:
+        """Find a token: the Merges pane's filter, focused with its text selected."""
+        self.show_pane("merges")
+        bar = getattr(self.panes["merges"], "filter_bar", None)
+        if bar is not None:
+            bar.text.setFocus()
+            bar.text.selectAll()
+
     def zoom(self, step: int) -> None:
         self.session.set_point_size(self.session.point_size + step)
+
+    def reset_zoom(self) -> None:
+        self.session.set_point_size(BASE_POINT_SIZE)
 
     def toggle_presentation(self, on: bool) -> None:
         if on:
@@ -202,6 +271,11 @@ class MainWindow(QMainWindow):
     def toggle_colour_blind(self, on: bool) -> None:
         self.session.set_palette("colour-blind" if on else "default")
 
+    def show_tour(self) -> None:
+        from explorer.ui.tour import Tour
+
+        Tour(self.session, self).show()
+
     def show_about(self) -> None:
         QMessageBox.about(self, "About Tokenizer Explorer", about_text())
 
@@ -220,52 +294,48 @@ class MainWindow(QMainWindow):
                 self.picker.open_file(url.toLocalFile())
                 break
 
+    # Closing: nothing trained is lost, and the window goes at once
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
-        if self.session.unsaved:
-            names = ", ".join(sorted(self.session.unsaved))
-            answer = QMessageBox.question(
-                self, "Unsaved tokenizers",
-                f"These tokenizers were trained in this session and are not saved: {names}.\n\nQuit anyway?",
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-            if answer != QMessageBox.StandardButton.Yes:
-                event.ignore()
-                return
+        if self.session.unsaved and not self._ask_about_unsaved():
+            event.ignore()
+            return
+        self._closing = True
         self.session.settings.save_window(self.saveGeometry(), self.saveState())
-        self.session.shutdown()
+        self.session.shutdown(CLOSE_WAIT_MS)
         event.accept()
 
+    def _ask_about_unsaved(self) -> bool:
+        """Save, quit without saving, or stay: True if the window may close."""
+        names = sorted(self.session.unsaved)
+        box = QMessageBox(QMessageBox.Icon.Question, "Unsaved tokenizers",
+                          f"These tokenizers were trained in this session and are not saved: {', '.join(names)}.",
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("unsavedBox")
+        box.setInformativeText("Save them before quitting?")
+        box.button(QMessageBox.StandardButton.Discard).setText("Quit without saving")
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        answer = box.exec()
+        if answer == QMessageBox.StandardButton.Discard:
+            return True
+        if answer != QMessageBox.StandardButton.Save:
+            return False
+        return all(self._save_trained_now(name) for name in names)
 
-def about_text() -> str:
-    import PySide6
-    import tiktoken
-    import tokenizers
-    from PySide6.QtCore import qVersion
-
-    return (f"<h3>Tokenizer Explorer {__version__}</h3>"
-            "<p>See byte-level BPE tokenization: train, encode, browse merges, chunks and bytes.</p>"
-            f"<p>Qt {qVersion()} · PySide6 {PySide6.__version__}<br>"
-            f"tokenizers {tokenizers.__version__} · tiktoken {tiktoken.__version__ if hasattr(tiktoken, '__version__') else _dist_version('tiktoken')}</p>"
-            + _encoding_notices())
-
-
-def _encoding_notices() -> str:
-    """The attributions the bundled encodings' licences ask for ("Built with Llama"), and where
-    the licences are."""
-    from explorer.core.formats.tiktoken_file import BUNDLED
-
-    notices = list(dict.fromkeys(encoding.notice for encoding in BUNDLED.values() if encoding.notice))
-    return ("<p><b>Bundled encodings</b> (OpenAI, Meta Llama, Qwen, Mistral): sources and licences in "
-            "resources/encodings/SOURCES.md and licenses/.</p>"
-            + "".join(f"<p>{notice}</p>" for notice in notices))
-
-
-def _dist_version(name: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "unknown"
+    def _save_trained_now(self, name: str) -> bool:
+        """Ask where to save `name` and write it here (a close cannot wait for a worker); False
+        if the user cancelled or the file could not be written (the window then stays)."""
+        path, _ = QFileDialog.getSaveFileName(self, f"Save {name}", f"{name}.json", "Tokenizer Explorer JSON (*.json)")
+        if not path:
+            return False
+        try:
+            own.save(self.session.trained[name], path)  # type: ignore[arg-type]
+        except (ExplorerError, OSError) as exc:
+            QMessageBox.warning(self, "Could not save the tokenizer", failure_message(exc))
+            return False
+        self.session.mark_saved(name)
+        return True
 
 
 def widget_for_tests(window: MainWindow, name: str) -> QWidget:

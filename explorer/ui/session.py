@@ -164,5 +164,6 @@ class Session(QObject):
     def post_error(self, title: str, message: str) -> None:
         self.error_posted.emit(title, message)
 
-    def shutdown(self) -> None:
-        self.workers.shutdown()
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        """Cancel every job; True if all ended within `timeout_ms` (see Workers.shutdown)."""
+        return self.workers.shutdown(timeout_ms)

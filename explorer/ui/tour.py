@@ -1,15 +1,22 @@
-"""A short, dismissable first-run tour: one page per pane, showing that pane as it speaks."""
+"""A short, dismissable first-run tour: one card per pane, pointing at the part it describes.
+
+The card sits inside the window beside its target, never over it; a spotlight dims the rest of
+the window and an arrow runs from the card to the target.
+"""
 
 from __future__ import annotations
 
 import html
+import math
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QRectF, Qt, QTimer
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPalette, QPen, QPolygonF, QRegion
 from PySide6.QtWidgets import QCheckBox, QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.ui.session import Session
 
 SHOWN_KEY = "tour/shown"
+# (pane, title, text); TARGETS names the widget of that pane the card points at.
 STOPS = [
     ("tokens", "Tokens", "Type or paste a prompt: every token is coloured, with visible spaces (·) and newlines (↵). "
      "Hover a token for its id, bytes and parents; the Findings list points at what is odd (a trailing space, "
@@ -29,16 +36,120 @@ STOPS = [
 ]
 
 
+TARGETS = {"tokens": "editor", "corpus": "add_files_button", "training": "start_button", "merges": "table_view",
+           "chunks": "splitter", "bytes": "strip_scroll", "chat": "editor"}
+# Where a card goes when beside its target is not the best place: below the Tokens prompt is the
+# token lane the card talks about, so that card waits in the bottom corner (over the details).
+CORNER_FIRST = {"tokens"}
+GAP = 28  # between the card and its target: room for the arrow
+MARGIN = 12
+
+
+class Spotlight(QWidget):
+    """Dims the window except the target, rings the target and draws an arrow from the card to it.
+    Clicks pass through: the user may try the widget the card describes."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.target = QRect()
+        self.card = QRect()
+
+    def point_at(self, target: QRect, card: QRect) -> None:
+        self.target, self.card = target, card
+        self.setGeometry(self.parentWidget().rect())
+        self.update()
+
+    def arrow(self) -> tuple[QPointF, QPointF]:
+        """From the card's edge nearest the target to the target's edge (window coordinates)."""
+        card, target = QRectF(self.card), QRectF(self.target.adjusted(-4, -4, 4, 4))
+        start = _edge_point(card, target.center())
+        return start, _edge_point(target, start)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        hole = QPainterPath()
+        hole.addRoundedRect(QRectF(self.target.adjusted(-4, -4, 4, 4)), 6, 6)
+        painter.save()
+        painter.setClipRegion(QRegion(self.rect()).subtracted(QRegion(self.target.adjusted(-4, -4, 4, 4))))
+        painter.fillRect(self.rect(), QColor(0, 0, 0, 110))
+        painter.restore()
+        accent = self.palette().color(QPalette.ColorRole.Highlight)
+        painter.setPen(QPen(accent, 3))
+        painter.drawPath(hole)
+        start, end = self.arrow()
+        painter.drawLine(start, end)
+        angle = math.atan2(end.y() - start.y(), end.x() - start.x())
+        head = [end, *(end - QPointF(math.cos(angle + d) * 14, math.sin(angle + d) * 14) for d in (-0.45, 0.45))]
+        painter.setBrush(accent)
+        painter.drawPolygon(QPolygonF(head))
+
+
+def _edge_point(rect: QRectF, toward: QPointF) -> QPointF:
+    """Where the line from `rect`'s centre to `toward` leaves `rect`."""
+    centre = rect.center()
+    dx, dy = toward.x() - centre.x(), toward.y() - centre.y()
+    if dx == 0 and dy == 0:
+        return centre
+    scale = min(rect.width() / 2 / abs(dx) if dx else math.inf, rect.height() / 2 / abs(dy) if dy else math.inf)
+    scale = min(scale, 1.0)
+    return QPointF(centre.x() + dx * scale, centre.y() + dy * scale)
+
+
+def place_card(size: tuple[int, int], target: QRect, area: QRect, corner_first: bool = False) -> QRect:
+    """The card's rectangle inside `area`: beside `target` (right, left, below, above: the first
+    that fits; with `corner_first` the bottom-left corner before those), else wherever it covers
+    the least of the target."""
+    width, height = size
+    inner = area.adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN)
+
+    def clamp(x: int, y: int) -> QRect:
+        x = max(inner.left(), min(x, inner.right() - width + 1))
+        y = max(inner.top(), min(y, inner.bottom() - height + 1))
+        return QRect(x, y, width, height)
+
+    middle_y = target.center().y() - height // 2
+    middle_x = target.center().x() - width // 2
+    candidates = [clamp(target.right() + GAP, middle_y), clamp(target.left() - GAP - width, middle_y),
+                  clamp(middle_x, target.bottom() + GAP), clamp(middle_x, target.top() - GAP - height)]
+    if corner_first:
+        candidates.insert(0, clamp(inner.left(), inner.bottom()))
+    for card in candidates:
+        if not card.intersects(target.adjusted(-8, -8, 8, 8)):
+            return card
+    corners = [clamp(inner.right(), inner.bottom()), clamp(inner.left(), inner.bottom()),
+               clamp(inner.right(), inner.top()), clamp(inner.left(), inner.top())]
+
+    def covered(card: QRect) -> int:
+        overlap = card.intersected(target)
+        return overlap.width() * overlap.height() if overlap.isValid() else 0
+    return min(candidates + corners, key=covered)
+
+
 class Tour(QDialog):
+    """The tour's card. With a window to point into, it is a child of that window (no window
+    manager decides where it goes); alone, it is an ordinary dialog."""
+
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.setWindowTitle("Welcome to Tokenizer Explorer")
+        self.setObjectName("tourCard")
+        self.spotlight: Spotlight | None = None
+        if parent is not None:
+            self.setWindowFlags(Qt.WindowType.Widget)
+            self.setAutoFillBackground(True)
+            self.setFrameStyle()
+            self.spotlight = Spotlight(parent)
+            self.spotlight.hide()
+            parent.installEventFilter(self)
         self.index = 0
         self.heading = QLabel()
         self.body = QLabel()
         self.body.setWordWrap(True)
-        self.body.setMinimumWidth(460)
+        self.body.setMinimumWidth(420)
+        self.body.setMaximumWidth(460)
         self.body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.again = QCheckBox("Show this tour at the next start")
         self.back_button = QPushButton("Back")
@@ -60,6 +171,10 @@ class Tour(QDialog):
         self.finished.connect(self._on_finished)
         self.go(0)
 
+    def setFrameStyle(self) -> None:  # noqa: N802 (a card, not a window: a border of its own)
+        self.setStyleSheet("QDialog#tourCard { border: 2px solid palette(highlight); border-radius: 8px; "
+                           "background: palette(window); }")
+
     def go(self, index: int) -> None:
         self.index = max(0, min(index, len(STOPS) - 1))
         pane, title, text = STOPS[self.index]
@@ -68,6 +183,49 @@ class Tour(QDialog):
         self.back_button.setEnabled(self.index > 0)
         self.next_button.setText("Done" if self.index == len(STOPS) - 1 else "Next")
         self.session.show_pane(pane)
+        self.place()
+        QTimer.singleShot(0, self.place)  # again once the pane just shown is laid out
+
+    def target(self) -> QWidget | None:
+        """The widget the current card describes, if the tour points into a window."""
+        window = self.parentWidget()
+        panes = getattr(window, "panes", None)
+        if panes is None:
+            return None
+        name = STOPS[self.index][0]
+        pane = panes[name]
+        widget = getattr(pane, TARGETS.get(name, ""), None)
+        return widget if isinstance(widget, QWidget) and widget.isVisible() else pane
+
+    def target_rect(self) -> QRect:
+        """The target's rectangle in the window's coordinates."""
+        target, window = self.target(), self.parentWidget()
+        if target is None or window is None:
+            return QRect()
+        return QRect(target.mapTo(window, target.rect().topLeft()), target.size()).intersected(window.rect())
+
+    def place(self) -> None:
+        window = self.parentWidget()
+        if self.spotlight is None or window is None:
+            return
+        self.adjustSize()
+        target = self.target_rect()
+        card = place_card((self.width(), self.height()), target, window.rect(), STOPS[self.index][0] in CORNER_FIRST)
+        self.setGeometry(card)
+        self.spotlight.point_at(target, card)
+        if self.isVisible():
+            self.spotlight.show()
+            self.spotlight.raise_()
+            self.raise_()
+
+    def showEvent(self, event: object) -> None:  # noqa: N802
+        super().showEvent(event)  # type: ignore[arg-type]
+        self.place()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest) and self.isVisible():
+            self.place()
+        return False
 
     def _on_next_clicked(self) -> None:
         if self.index == len(STOPS) - 1:
@@ -76,6 +234,12 @@ class Tour(QDialog):
             self.go(self.index + 1)
 
     def _on_finished(self, _result: int) -> None:
+        if self.spotlight is not None:
+            self.spotlight.hide()
+            self.spotlight.deleteLater()
+            self.spotlight = None
+            if self.parentWidget() is not None:
+                self.parentWidget().removeEventFilter(self)
         self.session.settings.store.setValue(SHOWN_KEY, not self.again.isChecked())
         self.session.show_pane("tokens")
 

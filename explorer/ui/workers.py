@@ -238,11 +238,18 @@ class Workers(QObject):
             return [job for job in self._jobs if not job.done]
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
-        """Cancel every job and wait for the threads (called when the window closes)."""
+        """Cancel every job, end child processes at once, and wait up to `timeout_ms` for the
+        threads; True if they all ended. The window calls it with a short wait as it closes (a
+        thread busy in one long step finishes it after the window has gone), then the app calls
+        it again with the long wait before the interpreter exits."""
+        deadline = time.monotonic() + timeout_ms / 1000
         for job in self.running:
-            job.cancel()
-        threads_done = self.pool.waitForDone(timeout_ms)
-        return self.relay_pool.waitForDone(timeout_ms) and threads_done
+            if isinstance(job, ProcessJob):
+                job.terminate()  # nothing a child computes is kept once the window closes
+            else:
+                job.cancel()
+        threads_done = self.pool.waitForDone(max(0, int((deadline - time.monotonic()) * 1000)))
+        return self.relay_pool.waitForDone(max(0, int((deadline - time.monotonic()) * 1000))) and threads_done
 
 
 # Work in a child process
@@ -266,6 +273,7 @@ class ProcessJob(Job):
         self._pending: list[tuple[Any, ...]] = []
         self._command_lock = threading.Lock()
         self._paused = False
+        self._process: multiprocessing.process.BaseProcess | None = None
 
     def _send(self, command: tuple[Any, ...]) -> None:
         with self._command_lock:
@@ -287,6 +295,13 @@ class ProcessJob(Job):
     def cancel(self) -> None:
         self._cancel.set()
         self._send(("cancel",))
+
+    def terminate(self) -> None:
+        """Cancel and end the child now, without the grace a cancel gives it to stop by itself."""
+        self.cancel()
+        process = self._process
+        if process is not None and process.is_alive():
+            process.terminate()
 
     def pause(self) -> None:
         self._paused = True
@@ -327,6 +342,9 @@ class _ProcessRunner(QRunnable):
                                   args=(self.function, self.args, self.step_types, child_results, child_commands, BATCH_SECONDS))
         try:
             process.start()
+            job._process = process
+            if job.is_cancelled:  # terminated while it started
+                process.terminate()
             child_results.close()
             child_commands.close()
             job._connect(commands)

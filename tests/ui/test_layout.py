@@ -54,7 +54,7 @@ def window(qapp: QApplication, tmp_path: Path, tokenizer, request: pytest.Fixtur
     window.resize(width, height)
     window.show()
     if presenting:  # F5: its large fonts, at this size (the offscreen screen is smaller than a projector)
-        window.presentation_action.trigger()
+        window.menus.presentation.trigger()
         window.showNormal()
         window.resize(width, height)
     settle(qapp)

@@ -43,6 +43,7 @@ class CorpusPane(Pane):
         super().__init__(session)
         self.sources: list[Source] = []
         self.held_out: Source | None = None
+        self._cleared: list[Source] | None = None  # what Clear removed, until Undo or another change
         self.scan_job: ProcessJob | None = None
         self._published: Corpus | None = None
         self.setAcceptDrops(True)
@@ -74,7 +75,7 @@ class CorpusPane(Pane):
 
     def _build_toolbar(self) -> QHBoxLayout:
         row = QHBoxLayout()
-        add_files = QPushButton("Add files...")
+        self.add_files_button = add_files = QPushButton("Add files...")
         add_files.setToolTip("Text, Markdown, code; JSON Lines and CSV ask which field holds the text")
         add_files.clicked.connect(self._on_add_files_clicked)
         add_folder = QPushButton("Add folder...")
@@ -105,8 +106,9 @@ class CorpusPane(Pane):
         remove = QPushButton("Remove")
         remove.setToolTip("Remove the selected sources")
         remove.clicked.connect(self._on_remove_clicked)
-        clear = QPushButton("Clear")
-        clear.clicked.connect(lambda: self.set_sources([]))
+        self.clear_button = clear = QPushButton("Clear")
+        clear.setToolTip("Remove every source (the button then offers to undo it)")
+        clear.clicked.connect(self._on_clear_clicked)
         self.pattern_combo = QComboBox()
         for name, description in PATTERN_DESCRIPTIONS.items():
             self.pattern_combo.addItem(name, name)
@@ -225,6 +227,9 @@ class CorpusPane(Pane):
             self.set_sources(self.sources + new)
 
     def set_sources(self, sources: list[Source]) -> None:
+        if self._cleared is not None:  # any change after Clear makes it final
+            self._cleared = None
+            self.clear_button.setText("Clear")
         self.sources = list(sources)
         if self.held_out in self.sources:
             self.sources.remove(self.held_out)
@@ -331,6 +336,23 @@ class CorpusPane(Pane):
         rows = {index.row() for index in self.table.selectionModel().selectedRows()}
         return [self.model.index(row, 0).data(SourceRole) for row in sorted(rows)
                 if self.model.index(row, 0).data(SourceRole) is not None]
+
+    def _on_clear_clicked(self) -> None:
+        """Clear, or undo the Clear just done: a click must not lose a corpus put together by hand."""
+        if self._cleared is not None:
+            self.set_sources(self._cleared)
+            return
+        if not self.sources:
+            return
+        removed = list(self.sources)
+        self.set_sources([])
+        self._cleared = removed
+        self.clear_button.setText("Undo clear")
+        self.session.status_posted.emit(f"Removed {len(removed)} source{'s' if len(removed) != 1 else ''}; "
+                                        "Undo clear brings them back.")
+
+    def ask_for_files(self) -> None:
+        self._on_add_files_clicked()
 
     def _on_add_files_clicked(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Add files to the corpus", "",
