@@ -42,8 +42,10 @@ class SentenceTokens(HeldOutTracker):
         self.sequence = [order[piece] for piece in pieces]
 
     def apply_merges(self, merges: Sequence[Merge]) -> None:
+        where = self.where
         for merge in merges:
-            self.apply(merge.left, merge.right, merge.new_id)
+            if (merge.left, merge.right) in where:  # most merges are not in a short sentence: skip the call
+                self.apply(merge.left, merge.right, merge.new_id)
         self.applied += len(merges)
 
     def catch_up(self, merges: Sequence[Merge]) -> bool:

@@ -25,8 +25,9 @@ EMPTY_HINT = ("Bytes per token as merges are learned, how often each new merge w
               "1K, 2K, 4K ... vocabulary sizes: they start with the first merge.")
 SWEEP_HINT = ("A point appears as the run passes 1K, 2K, 4K ... (Sweep 1K-32K trains once to 32K: "
               "smaller vocabularies are its prefixes)")
-COUNT_FLOOR = -0.2  # the count axis starts a little below 1, so its label "1" is drawn too
-LABEL_GAP = 1.6  # decade labels at least this many label heights apart
+COUNT_FLOOR = -0.35  # the count axis starts below 1 and ends above its top decade, so both labels fit
+COUNT_HEADROOM = 0.15
+LABEL_GAP = 1.3  # decade labels at least this many label heights apart
 
 
 def decade_text(power: int) -> str:
@@ -138,7 +139,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.setMinimumWidth(260)
         self.compression = self.addPlot(row=0, col=0, title="Bytes per token")
         self.compression.setLabel("bottom", "merges")
-        self.compression_legend = self.compression.addLegend(offset=(10, 10))  # top left: above the curves' start
+        self._title_size = "9pt"
         self.counts = self.addPlot(row=1, col=0, title="Count of each new merge",
                                    axisItems={"left": DecadeAxis("left")})
         self.counts.setLabel("bottom", "rank")
@@ -204,10 +205,15 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             self.train.extend([0], [corpus_bpt])
         if held_out:
             self.held_out.extend([0], [1.0])  # before any merge, every byte is a token
+        # The curves are named in the title, in their colours: a legend inside the plot sits on a curve sooner or later.
+        names = [f"<span style='color:{TRAIN_COLOR}'>━ training text</span>"]
+        if held_out:
+            names.append(f"<span style='color:{HELD_OUT_COLOR}'>━ held-out text</span>")
+        self._title(self.compression, "Bytes per token: " + " ".join(names))
         self.sweep_points = []
         self._labelled: list[tuple[int, float]] = []
         self.sweep_source = "held-out text" if held_out else "training text"
-        self.sweep.setTitle(f"Compression vs vocabulary size ({self.sweep_source})")
+        self._title(self.sweep, f"Compression vs vocabulary size ({self.sweep_source})")
         self._dirty = True
 
     def add(self, ranks: list[int], counts: list[int], train_bpt: list[float], held_out_bpt: list[float],
@@ -256,7 +262,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             self.compression.setYRange(1.0, self._top_bpt, padding=0.02)
         if self._max_count > self._top_count:
             self._top_count = 10 ** math.ceil(math.log10(self._max_count) + 0.1)
-            self.counts.setYRange(COUNT_FLOOR, math.log10(self._top_count), padding=0.02)
+            self.counts.setYRange(COUNT_FLOOR, math.log10(self._top_count) + COUNT_HEADROOM, padding=0.02)
 
     def _update_sweep_labels(self, force: bool = False) -> None:
         if not force and self._labelled == self.sweep_points:
@@ -299,9 +305,12 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
                 item = plot.getAxis(axis)
                 item.setPen(pg.mkPen(self._text_color))
                 item.setTextPen(pg.mkPen(self._text_color))
-            plot.titleLabel.item.setDefaultTextColor(self._text_color)
-        self.compression_legend.setLabelTextColor(self._text_color)
+            self._title(plot, plot.titleLabel.text)
         self._update_sweep_labels(force=True)
+
+    def _title(self, plot: pg.PlotItem, text: str) -> None:
+        """A title in the theme's text colour (pyqtgraph's default grey is too faint to read)."""
+        plot.setTitle(text, size=self._title_size, color=self._text_color.name())
 
     def set_font_size(self, point_size: int) -> None:
         font = QFont()
@@ -309,7 +318,8 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         for plot in (self.compression, self.counts, self.sweep):
             for axis in ("left", "bottom"):
                 plot.getAxis(axis).setStyle(tickFont=font)
-            plot.setTitle(plot.titleLabel.text, size=f"{max(9, point_size - 1)}pt")
+            self._title_size = f"{max(9, point_size - 1)}pt"
+            self._title(plot, plot.titleLabel.text)
 
 
 def sweep_sizes_reached(first_vocab: int, last_vocab: int) -> list[int]:

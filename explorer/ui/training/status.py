@@ -110,7 +110,9 @@ def _ended_html(run: TrainingRun, vocab: Sequence[bytes], tokenizer_name: str | 
 
 
 def quoted(data: bytes) -> str:
-    return "'" + token_text(data).replace("\u00b7", " ") + "'"
+    """A token in quotes, isolated (U+2068 ... U+2069) so an Arabic or Hebrew token keeps its place
+    in "'a' + 'b' → 'ab'" instead of the line being reordered around it."""
+    return "'\u2068" + token_text(data).replace("\u00b7", " ") + "\u2069'"
 
 
 def escape(text: str) -> str:
