@@ -249,7 +249,8 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             if self.sweep_points:
                 sizes, values = zip(*self.sweep_points)
                 self.sweep_curve.setData(np.log2(np.array(sizes, dtype=float)), np.array(values))
-                self.sweep.setYRange(1.0, max(2.0, math.ceil(max(values) * 1.25 * 2) / 2), padding=0)
+                # Headroom for the label above the highest point, also when the plot is short.
+                self.sweep.setYRange(1.0, max(2.0, math.ceil(max(values) * 1.6 * 2) / 2), padding=0)
             else:
                 self.sweep_curve.setData([], [])
             self._update_sweep_labels()
