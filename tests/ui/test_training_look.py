@@ -162,3 +162,12 @@ def test_the_sentence_is_drawn_at_most_once_per_view_tick(qtbot, session, pane: 
 def test_an_empty_corpus_shows_the_fox(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
     assert pane.demo.edit.text() == DEFAULT_SENTENCE
     assert len(demo_ids(pane)) == len(DEFAULT_SENTENCE)
+
+
+def test_a_long_sentence_never_widens_the_pane(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    shown_pane(qtbot, pane)
+    before = pane.minimumSizeHint().width()
+    pane.demo.set_sentence("Supercalifragilisticexpialidocious" * 30, edited=True)
+    qtbot.wait(50)
+    assert pane.minimumSizeHint().width() <= max(before, 1280)
+    assert pane.width() == 1280

@@ -12,11 +12,12 @@ import unicodedata
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics, QTextOption
-from PySide6.QtWidgets import QGroupBox, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QLineEdit, QVBoxLayout, QWidget
 
 from explorer.core.demo_sentence import DEFAULT_SENTENCE, SentenceTokens
 from explorer.core.incremental import CUTS_END, CUTS_START, TokenFacts
 from explorer.core.plural import plural
+from explorer.ui.pane import WrappingLabel
 from explorer.ui.training.model import MergesModel
 from explorer.ui.tokens.display import DisplayBuilder
 from explorer.ui.tokens.view import TokenView
@@ -62,7 +63,7 @@ class LiveSentence(QGroupBox):
         self.view.setObjectName("demoTokens")
         self.view.setAccessibleName("The sentence's tokens")
         layout.addWidget(self.view)
-        self.count = QLabel()
+        self.count = WrappingLabel()  # a long figure line must not widen the pane
         self.count.setObjectName("demoCount")
         layout.addWidget(self.count)
         self._rebuild()
