@@ -107,7 +107,7 @@ def test_step_pause_play_and_cancel_drive_the_real_trainer(qtbot, session, pane:
     assert pane.run.state == CANCELLED
     assert pane.model.merges == expected[:paused_at]
     assert len(pane.tokenizer.merges) == paused_at  # kept what was learned
-    assert "cancelled" in pane.status.text()
+    assert f"Cancelled at {paused_at} merges" in pane.status.text()
     assert pane.tokenizer.name in session.trained
 
 

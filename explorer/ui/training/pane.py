@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (
 
 from explorer import __version__
 from explorer.core.bpe import BPE
-from explorer.core.corpus_sources import Corpus, Source, is_toy_sample, sample_sources
+from explorer.core.corpus_sources import Corpus, CorpusReader, Source, is_toy_sample, sample_sources
+from explorer.core.demo_sentence import first_sentence
 from explorer.core.errors import ExplorerError
 from explorer.core.train import Merge
 from explorer.core.training_run import TrainingSettings, build_tokenizer
@@ -25,7 +26,8 @@ from explorer.ui.session import Session
 from explorer.ui.training.naming import default_name
 from explorer.ui.training.model import (
     APPLIED_COUNT_HELP, COLUMNS, COUNT, ID, LEFT, NEW, PAIR_COUNT_HELP, RANK, RIGHT, TIE, MergesModel)
-from explorer.ui.training.plots import SWEEP_SIZES, TrainingPlots, vocab_size_after
+from explorer.ui.training.demo import LiveSentence
+from explorer.ui.training.plots import SWEEP_SIZES, PlotsPanel, vocab_size_after
 from explorer.ui.progress import ProgressBar
 from explorer.ui.training.result_box import ResultBox
 from explorer.ui.training.compare_view import RulesCompareView
@@ -113,8 +115,16 @@ class TrainingPane(Pane):
         details_scroll.setMaximumHeight(150)
         table_layout.addWidget(details_scroll)
         split.addWidget(table_box)
-        self.plots = TrainingPlots()
-        split.addWidget(self.plots)
+        # Beside the table: the live sentence over the plots (or, before any merge, what they will show).
+        plots_box = QWidget()
+        plots_layout = QVBoxLayout(plots_box)
+        plots_layout.setContentsMargins(0, 0, 0, 0)
+        self.demo = LiveSentence(self.model)
+        plots_layout.addWidget(self.demo)
+        self.plots_panel = PlotsPanel()
+        self.plots = self.plots_panel.plots
+        plots_layout.addWidget(self.plots_panel, 1)
+        split.addWidget(plots_box)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setSizes([560, 440])
@@ -235,6 +245,8 @@ class TrainingPane(Pane):
         self._pending = []
         self.model.count_help = APPLIED_COUNT_HELP if settings.engine == "hf" else PAIR_COUNT_HELP
         self.plots.reset()
+        self.plots_panel.show_plots(False)
+        self.demo.restart(settings.pattern)
         self.tokenizer = None
         name = self._unique_name(self.form.name_edit.text().strip() or self.default_name(settings=settings))
         metadata = {"created_by": f"tokenizer-explorer {__version__} (Training pane)",
@@ -318,6 +330,7 @@ class TrainingPane(Pane):
             self._plots_started = True
             self.plots.reset(1.0, held_out=stage.held_out_tokens > 0,
                              target=stage.target_merges)
+            self.plots_panel.show_plots(True)
         first = len(run.merges) - len(merges)
         ranks = [m.rank for m in merges]
         counts = [m.count for m in merges]
@@ -359,6 +372,7 @@ class TrainingPane(Pane):
             self.plots.refresh()
             return
         self._flush_merges()
+        self.demo.catch_up()  # the sentence once per tick, with every merge that reached the table
         if self._status_dirty:
             self._status_dirty = False
             self._update_status()
@@ -378,6 +392,7 @@ class TrainingPane(Pane):
         run = self.run
         if run is None:
             return
+        self.plots.fit_x(len(run.merges))  # a run that stopped early or was cancelled ends before the target
         if state == FAILED:
             self.session.post_error("Training failed", run.error)
         elif run.merges:
@@ -476,6 +491,8 @@ class TrainingPane(Pane):
             self.corpus_label.setText("No corpus yet: pick a sample below, or add text in the Corpus pane.")
         self.form.name_edit.setPlaceholderText(self.default_name())
         self._choose_rules(corpus)
+        if not self.demo.edited:
+            self.demo.set_sentence(_corpus_sentence(corpus))
         if self.run is None:
             self._update_status()
 
@@ -514,9 +531,11 @@ class TrainingPane(Pane):
         # and laying out pyqtgraph is the slowest thing a repaint can do.
         self.status.setFixedHeight(QFontMetrics(status_font).lineSpacing() * 2 + 6)
         self.plots.set_font_size(font.pointSize())
+        self.demo.set_text_font(font)
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         self.model.set_highlight(QColor("#6b5800" if dark else "#ffe680"))
+        self.demo.set_dark(dark, self.session.palette)
         self.plots.set_dark(dark)
         self.table.viewport().update()
 
@@ -543,6 +562,16 @@ class TrainingPane(Pane):
             self.session.set_corpus(Corpus((samples["english.txt"],), held_out=samples["bakery_replies.txt"]))
         if self.run is None:
             self.start()
+
+
+def _corpus_sentence(corpus: object) -> str:
+    """A sentence from the corpus's first file or pasted text (a folder is not walked for it)."""
+    if not isinstance(corpus, Corpus):
+        return first_sentence([])
+    source = next((s for s in corpus.sources if s.kind != "folder"), None)
+    if source is None:
+        return first_sentence([])
+    return first_sentence(CorpusReader([source]).source_texts(source))
 
 
 def _size(size: int) -> str:

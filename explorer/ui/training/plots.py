@@ -12,13 +12,71 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QGraphicsItem, QWidget
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
+from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QStackedWidget, QWidget
 
 from explorer.core.train import BYTE_VOCAB
+from explorer.ui.pane import EmptyState
 
 SWEEP_SIZES = (1024, 2048, 4096, 8192, 16384, 32768)
 TRAIN_COLOR, HELD_OUT_COLOR, COUNT_COLOR, SWEEP_COLOR = "#0072B2", "#D55E00", "#009E73", "#CC79A7"
+EMPTY_TITLE = "Train to see the curves"
+EMPTY_HINT = ("Bytes per token as merges are learned, how often each new merge was seen, and compression at "
+              "1K, 2K, 4K ... vocabulary sizes: they start with the first merge.")
+SWEEP_HINT = ("A point appears as the run passes 1K, 2K, 4K ... (Sweep 1K-32K trains once to 32K: "
+              "smaller vocabularies are its prefixes)")
+COUNT_FLOOR = -0.35  # the count axis starts below 1 and ends above its top decade, so both labels fit
+COUNT_HEADROOM = 0.15
+LABEL_GAP = 1.3  # decade labels at least this many label heights apart
+
+
+def decade_text(power: int) -> str:
+    """'1', '10', '100', '1k', '10k', '100k', '1M' ...: the labels of a count axis.
+
+    >>> [decade_text(p) for p in range(8)]
+    ['1', '10', '100', '1k', '10k', '100k', '1M', '10M']
+    """
+    for suffix, scale in (("G", 9), ("M", 6), ("k", 3)):
+        if power >= scale:
+            return f"{10 ** (power - scale)}{suffix}"
+    return str(10 ** power) if power >= 0 else f"{10.0 ** power:g}"
+
+
+class DecadeAxis(pg.AxisItem):
+    """A log axis labelled at whole decades only (1, 10, 100, 1k), skipping decades when they sit
+    closer than a label allows; pyqtgraph's own labels 2 ... 9 between them pile into a stack."""
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, list[float]]]:  # noqa: N802,N803
+        low, high = sorted((minVal, maxVal))
+        first, last = math.ceil(low - 1e-9), math.floor(high + 1e-9)
+        if last < first or size <= 0:
+            return []
+        step = self.decade_step(high - low, size)
+        start = math.ceil(first / step) * step
+        majors = [float(v) for v in range(start, last + 1, step)]
+        minors: list[float] = []
+        if step == 1 and size / max(high - low, 1e-9) >= 4 * self.label_size():  # room for unlabelled 2 ... 9
+            minors = [d + math.log10(m) for d in range(first - 1, last + 1) for m in range(2, 10)
+                      if low <= d + math.log10(m) <= high]
+        return [(float(step), majors), (0.1, minors)]
+
+    def decade_step(self, span: float, size: float) -> int:
+        """Decades per label so that labels stand at least LABEL_GAP label sizes apart."""
+        per_decade = size / max(span, 1e-9)
+        step = 1
+        while per_decade * step < LABEL_GAP * self.label_size():
+            step += 1
+        return step
+
+    def label_size(self) -> float:
+        """A label's extent along the axis: its height on a vertical axis, its width on a horizontal one."""
+        metrics = QFontMetricsF(self.style.get("tickFont") or self.font())
+        return metrics.height() if self.orientation in ("left", "right") else metrics.horizontalAdvance("100k") + 4
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        if spacing < 1:  # the unlabelled ticks between decades
+            return ["" for _ in values]
+        return [decade_text(round(v)) for v in values]
 
 
 class Series:
@@ -51,6 +109,28 @@ class Series:
         return self._y[: self.size]
 
 
+class PlotsPanel(QStackedWidget):
+    """The plots, or before any merge a message saying what they will show (not empty axes)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.empty = EmptyState(EMPTY_TITLE, EMPTY_HINT)
+        self.empty.setObjectName("plotsEmpty")
+        policy = self.empty.sizePolicy()  # the message wraps to the room it gets, never asks for more
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        self.empty.setSizePolicy(policy)
+        self.plots = TrainingPlots()
+        self.addWidget(self.empty)
+        self.addWidget(self.plots)
+
+    def show_plots(self, shown: bool) -> None:
+        self.setCurrentWidget(self.plots if shown else self.empty)
+
+    @property
+    def showing_plots(self) -> bool:
+        return self.currentWidget() is self.plots
+
+
 class TrainingPlots(pg.GraphicsLayoutWidget):
     """Three plots stacked: bytes per token vs merges, count vs rank, held-out compression vs vocab size."""
 
@@ -59,8 +139,9 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.setMinimumWidth(260)
         self.compression = self.addPlot(row=0, col=0, title="Bytes per token")
         self.compression.setLabel("bottom", "merges")
-        self.compression_legend = self.compression.addLegend(offset=(-10, -10))  # bottom right: below the risen curves
-        self.counts = self.addPlot(row=1, col=0, title="Count of each new merge")
+        self._title_size = "9pt"
+        self.counts = self.addPlot(row=1, col=0, title="Count of each new merge",
+                                   axisItems={"left": DecadeAxis("left")})
         self.counts.setLabel("bottom", "rank")
         self.counts.setLogMode(x=False, y=True)
         self.sweep = self.addPlot(row=2, col=0, title="Compression vs vocabulary size")
@@ -72,6 +153,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.sweep.disableAutoRange()
         self.sweep_hint = pg.TextItem("", anchor=(0.5, 0.5))
         self.sweep.addItem(self.sweep_hint, ignoreBounds=True)
+        self.sweep.vb.sigResized.connect(self._fit_sweep_hint)
         for plot in (self.compression, self.counts, self.sweep):
             plot.setClipToView(True)
             plot.showGrid(x=True, y=True, alpha=0.2)
@@ -118,15 +200,20 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
                 plot.enableAutoRange(x=True, y=True)
         if self._fixed:
             self.compression.setYRange(1.0, 2.0, padding=0.02)
-            self.counts.setYRange(0, 1, padding=0.02)
+            self.counts.setYRange(COUNT_FLOOR, 1, padding=0.02)
         if corpus_bpt:
             self.train.extend([0], [corpus_bpt])
         if held_out:
             self.held_out.extend([0], [1.0])  # before any merge, every byte is a token
+        # The curves are named in the title, in their colours: a legend inside the plot sits on a curve sooner or later.
+        names = [f"<span style='color:{TRAIN_COLOR}'>━ training text</span>"]
+        if held_out:
+            names.append(f"<span style='color:{HELD_OUT_COLOR}'>━ held-out text</span>")
+        self._title(self.compression, "Bytes per token: " + " ".join(names))
         self.sweep_points = []
         self._labelled: list[tuple[int, float]] = []
         self.sweep_source = "held-out text" if held_out else "training text"
-        self.sweep.setTitle(f"Compression vs vocabulary size ({self.sweep_source})")
+        self._title(self.sweep, f"Compression vs vocabulary size ({self.sweep_source})")
         self._dirty = True
 
     def add(self, ranks: list[int], counts: list[int], train_bpt: list[float], held_out_bpt: list[float],
@@ -162,7 +249,8 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             if self.sweep_points:
                 sizes, values = zip(*self.sweep_points)
                 self.sweep_curve.setData(np.log2(np.array(sizes, dtype=float)), np.array(values))
-                self.sweep.setYRange(1.0, max(2.0, math.ceil(max(values) * 1.25 * 2) / 2), padding=0)
+                # Headroom for the label above the highest point, also when the plot is short.
+                self.sweep.setYRange(1.0, max(2.0, math.ceil(max(values) * 1.6 * 2) / 2), padding=0)
             else:
                 self.sweep_curve.setData([], [])
             self._update_sweep_labels()
@@ -175,17 +263,16 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             self.compression.setYRange(1.0, self._top_bpt, padding=0.02)
         if self._max_count > self._top_count:
             self._top_count = 10 ** math.ceil(math.log10(self._max_count) + 0.1)
-            self.counts.setYRange(0, math.log10(self._top_count), padding=0.02)
+            self.counts.setYRange(COUNT_FLOOR, math.log10(self._top_count) + COUNT_HEADROOM, padding=0.02)
 
     def _update_sweep_labels(self, force: bool = False) -> None:
         if not force and self._labelled == self.sweep_points:
             return
         self._labelled = list(self.sweep_points)
-        self.sweep_hint.setText("" if self.sweep_points else
-                                "A point appears as the run passes 1K, 2K, 4K ...\n"
-                                "(Sweep 1K-32K trains once to 32K: smaller vocabularies are its prefixes)")
-        self.sweep_hint.setColor(self._text_color)
-        self.sweep_hint.setPos(math.log2(4096 * 1.41), 3.0)
+        color = self._text_color.name()
+        self.sweep_hint.setHtml("" if self.sweep_points else
+                                f"<div style='text-align:center; color:{color}'>{SWEEP_HINT}</div>")
+        self._fit_sweep_hint()
         for label in self.sweep_labels:
             self.sweep.removeItem(label)
         self.sweep_labels = []
@@ -194,6 +281,19 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             label.setPos(math.log2(size), value)
             self.sweep.addItem(label)
             self.sweep_labels.append(label)
+
+    def _fit_sweep_hint(self) -> None:
+        """Wrap the hint to the plot's width, centred in it (a TextItem is sized in pixels)."""
+        view = self.sweep.vb
+        self.sweep_hint.setTextWidth(max(80.0, view.width() - 16))
+        (x0, x1), (y0, y1) = view.viewRange()
+        self.sweep_hint.setPos((x0 + x1) / 2, (y0 + y1) / 2)
+
+    def fit_x(self, merges: int) -> None:
+        """Fit the x axes to the merges learned (a run that stopped early or was cancelled)."""
+        if self._fixed and merges > 0:
+            for plot in (self.compression, self.counts):
+                plot.setXRange(0, merges, padding=0.02)
 
     # Looks
 
@@ -206,9 +306,12 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
                 item = plot.getAxis(axis)
                 item.setPen(pg.mkPen(self._text_color))
                 item.setTextPen(pg.mkPen(self._text_color))
-            plot.titleLabel.item.setDefaultTextColor(self._text_color)
-        self.compression_legend.setLabelTextColor(self._text_color)
+            self._title(plot, plot.titleLabel.text)
         self._update_sweep_labels(force=True)
+
+    def _title(self, plot: pg.PlotItem, text: str) -> None:
+        """A title in the theme's text colour (pyqtgraph's default grey is too faint to read)."""
+        plot.setTitle(text, size=self._title_size, color=self._text_color.name())
 
     def set_font_size(self, point_size: int) -> None:
         font = QFont()
@@ -216,7 +319,8 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         for plot in (self.compression, self.counts, self.sweep):
             for axis in ("left", "bottom"):
                 plot.getAxis(axis).setStyle(tickFont=font)
-            plot.setTitle(plot.titleLabel.text, size=f"{max(9, point_size - 1)}pt")
+            self._title_size = f"{max(9, point_size - 1)}pt"
+            self._title(plot, plot.titleLabel.text)
 
 
 def sweep_sizes_reached(first_vocab: int, last_vocab: int) -> list[int]:

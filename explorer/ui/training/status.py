@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from explorer.core.plural import plural
 from explorer.core.render import token_text
 from explorer.ui.training.run import (
     CANCELLED, COUNTING, ENDED, FAILED, FINISHED, MERGING, PAUSED, STARTING, TrainingRun)
@@ -22,7 +23,12 @@ class BarShown:
 
 
 def progress_shown(run: TrainingRun) -> BarShown:
-    """'counting: 5.6 of 10.0 MB', '4,155 of 16,128 merges · 2,089 merges/s · 5.7 s left', ..."""
+    """'counting: 5.6 of 10.0 MB', '4,155 of 16,128 merges · 2,089 merges/s · 5.7 s left', ...,
+    and once the run is over what happened: 'done: 768 merges', 'cancelled at 73 merges'."""
+    if run.state in ENDED:
+        done = len(run.merges)
+        fraction = BAR_STEPS if run.state == FINISHED else int(BAR_STEPS * done / max(run.target, 1))
+        return BarShown(f"{ending(run)} · {duration(run.elapsed)}", fraction)
     if run.stage is None:
         counting = run.counting
         if counting is None or not counting.total_bytes:
@@ -40,9 +46,19 @@ def progress_shown(run: TrainingRun) -> BarShown:
         left = run.seconds_left
         if left is not None:
             text += f" · {duration(left)} left"
-    elif run.state in ENDED:
-        text += f" · {duration(run.elapsed)}"
-    return BarShown(text, BAR_STEPS if run.state == FINISHED else int(BAR_STEPS * done / target))
+    return BarShown(text, int(BAR_STEPS * done / target))
+
+
+def ending(run: TrainingRun) -> str:
+    """How an ended run ended, in the bar's words."""
+    done = len(run.merges)
+    if run.state == FAILED:
+        return f"failed after {plural(done, 'merge')}"
+    if run.state == CANCELLED:
+        return f"cancelled at {plural(done, 'merge')}" if run.stage is not None else "cancelled before the first merge"
+    if run.summary is not None and run.summary.stopped_early:
+        return f"stopped early at {plural(done, 'merge')}: no pair left"
+    return f"done: {plural(done, 'merge')}"
 
 
 def status_html(run: TrainingRun, vocab: Sequence[bytes], tokenizer_name: str | None) -> str:
@@ -62,6 +78,8 @@ def status_html(run: TrainingRun, vocab: Sequence[bytes], tokenizer_name: str | 
                                  "new merges (Hugging Face tokenizers does not report counts)."}[counting.phase]
         return (f"Counting chunks: {counting.texts:,} texts read, {counting.distinct_chunks:,} distinct "
                 f"chunks so far.{waiting}")
+    if run.state in (FINISHED, CANCELLED):
+        return _ended_html(run, vocab, tokenizer_name)
     text = ""
     if run.merges:
         merge = run.merges[-1]
@@ -71,20 +89,30 @@ def status_html(run: TrainingRun, vocab: Sequence[bytes], tokenizer_name: str | 
     elif run.state == PAUSED:
         text = "Counted. Press Step for the first merge."
     suffix = {PAUSED: " · paused", STARTING: "", COUNTING: "", MERGING: ""}.get(run.state, "")
-    if run.state == FINISHED:
-        summary = run.summary
-        early = summary is not None and summary.stopped_early
-        suffix = (f" · done in {duration(run.elapsed)}" + (
-            "; the corpus ran out of pairs before the vocabulary was full" if early else ""))
-    elif run.state == CANCELLED:
-        suffix = f" · cancelled; the tokenizer keeps the {len(run.merges):,} merges learned"
-    if run.state in (FINISHED, CANCELLED) and tokenizer_name is not None:
-        suffix += f". <b>{tokenizer_name}</b> is in the toolbar picker."
     return escape(text) + suffix
 
 
+def _ended_html(run: TrainingRun, vocab: Sequence[bytes], tokenizer_name: str | None) -> str:
+    """'Done: 768 merges in 1.4 s. The last, merge 768 of 768: ...', 'Stopped early at 73 merges:
+    no pair left ...', 'Cancelled at 73 merges ...': what happened first, then the last merge."""
+    text = f"<b>{escape(ending(run)[0].upper() + ending(run)[1:])}</b> in {duration(run.elapsed)}."
+    if run.state == FINISHED and run.summary is not None and run.summary.stopped_early:
+        text += " Every chunk of the corpus became one token before the vocabulary was full."
+    elif run.state == CANCELLED and run.merges:
+        text += f" The tokenizer keeps the {plural(len(run.merges), 'merge')} learned."
+    if run.merges:
+        merge = run.merges[-1]
+        text += escape(f" The last, merge {merge.rank + 1:,} of {run.target:,}: {quoted(vocab[merge.left])} + "
+                       f"{quoted(vocab[merge.right])} → {quoted(merge.token)}.")
+    if tokenizer_name is not None:
+        text += f" <b>{escape(tokenizer_name)}</b> is in the toolbar picker."
+    return text
+
+
 def quoted(data: bytes) -> str:
-    return "'" + token_text(data).replace("\u00b7", " ") + "'"
+    """A token in quotes, isolated (U+2068 ... U+2069) so an Arabic or Hebrew token keeps its place
+    in "'a' + 'b' → 'ab'" instead of the line being reordered around it."""
+    return "'\u2068" + token_text(data).replace("\u00b7", " ") + "\u2069'"
 
 
 def escape(text: str) -> str:

@@ -1,0 +1,146 @@
+"""The Training pane's live demo: a sentence shown as coloured tokens, re-tokenized as merges land.
+
+The pane calls `catch_up` on its view timer (not per merge): the new merges are applied where
+their pairs occur in the sentence (explorer/core/demo_sentence.py) and the token strip is drawn
+again, with the Tokens pane's own view and display, so the boxes look as they do there.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetrics, QTextOption
+from PySide6.QtWidgets import QGroupBox, QLineEdit, QVBoxLayout, QWidget
+
+from explorer.core.demo_sentence import DEFAULT_SENTENCE, SentenceTokens
+from explorer.core.incremental import CUTS_END, CUTS_START, TokenFacts
+from explorer.core.plural import plural
+from explorer.ui.pane import WrappingLabel
+from explorer.ui.training.model import MergesModel
+from explorer.ui.tokens.display import DisplayBuilder
+from explorer.ui.tokens.view import TokenView
+from explorer.ui.tokens.wrapping import keep_whole
+
+VIEW_LINES = 3  # the strip's height in text lines: a sentence of 120 characters as bytes fits
+
+
+class _Vocab:
+    """The merges table's vocabulary as the little of a tokenizer the display needs."""
+
+    def __init__(self, vocab: list[bytes]) -> None:
+        self.vocab = vocab
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        return self.vocab[token_id]
+
+
+class LiveSentence(QGroupBox):
+    """An editable sentence and its tokens under the merges learned so far."""
+
+    def __init__(self, model: MergesModel, parent: QWidget | None = None) -> None:
+        super().__init__("A sentence, tokenized as merges land", parent)
+        self.model = model  # its merges and vocabulary are the run's so far
+        self.pattern = "cl100k"
+        self.tokens = SentenceTokens(DEFAULT_SENTENCE, self.pattern)
+        self.redraws = 0  # how often the strip was drawn (once per view tick at most)
+        self.edited = False  # the user typed their own sentence: a new corpus leaves it
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(3)
+        self.edit = QLineEdit(DEFAULT_SENTENCE)
+        self.edit.setObjectName("demoSentence")
+        self.edit.setAccessibleName("Sentence to tokenize as merges are learned")
+        self.edit.setToolTip("Type any sentence: it is tokenized with the merges learned so far")
+        self.edit.textEdited.connect(self._on_edit_text_edited)
+        layout.addWidget(self.edit)
+        self.view = TokenView()
+        self.view.setObjectName("demoTokens")
+        self.view.setAccessibleName("The sentence's tokens")
+        layout.addWidget(self.view)
+        self.count = WrappingLabel()  # a long figure line must not widen the pane
+        self.count.setObjectName("demoCount")
+        layout.addWidget(self.count)
+        self._rebuild()
+
+    # Feeding
+
+    def restart(self, pattern: str) -> None:
+        """A new run (with this pattern): start again from bytes."""
+        self.pattern = pattern
+        self._rebuild()
+
+    def catch_up(self) -> None:
+        """Apply the merges that reached the table since the last call, and draw once."""
+        if self.tokens.catch_up(self.model.merges):
+            self._redraw()
+
+    def set_sentence(self, text: str, edited: bool = False) -> None:
+        if text != self.edit.text():
+            self.edit.setText(text)
+            self.edit.setCursorPosition(0)  # the sentence's start in view, not its end
+        self.edited = edited
+        self._rebuild()
+
+    def _on_edit_text_edited(self, text: str) -> None:
+        self.edited = True
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        self.tokens = SentenceTokens(self.edit.text(), self.pattern)
+        self.tokens.catch_up(self.model.merges)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        self.redraws += 1
+        ids = np.asarray(self.tokens.ids(), np.int64)
+        vocab = _Vocab(self.model.vocab)
+        _, _, continues = TokenFacts(vocab).look_up(ids)  # type: ignore[arg-type]
+        flags = continues * np.uint8(CUTS_START)
+        flags[:-1] |= continues[1:] * np.uint8(CUTS_END)
+        piece = DisplayBuilder(vocab, False, keep_whole).piece(ids)  # type: ignore[arg-type]
+        self.view.clear_tokens()
+        self._set_direction(self.tokens.text)
+        self.view.append_tokens(ids, flags.astype(np.uint8), piece)
+        size = len(self.tokens.text.encode("utf-8"))
+        merges = self.tokens.applied
+        figures = f"{plural(len(ids), 'token')} for {plural(size, 'byte')}"
+        if len(ids):
+            figures += f" ({size / len(ids):.2f} bytes per token)"
+        self.count.setText(figures + (f" after {plural(merges, 'merge')}" if merges else ", one per byte before any merge"))
+
+    def _set_direction(self, text: str) -> None:
+        """An Arabic or Hebrew sentence reads from the right, in the strip as in the line above it."""
+        rtl = _starts_right_to_left(text)
+        option = self.view.document().defaultTextOption()
+        direction = Qt.LayoutDirection.RightToLeft if rtl else Qt.LayoutDirection.LeftToRight
+        if option.textDirection() != direction:
+            option.setTextDirection(direction)
+            option.setAlignment(Qt.AlignmentFlag.AlignRight if rtl else Qt.AlignmentFlag.AlignLeft)
+            self.view.document().setDefaultTextOption(option)
+
+    # Looks
+
+    def set_dark(self, dark: bool, palette: str) -> None:
+        self.view.set_dark(dark, palette)
+
+    def set_text_font(self, font: QFont) -> None:
+        self.view.set_text_font(font)
+        lines = QFontMetrics(font).lineSpacing() * VIEW_LINES
+        self.view.setFixedHeight(lines + 2 * self.view.frameWidth() + 2 * int(self.view.document().documentMargin()) + 6)
+
+
+def _starts_right_to_left(text: str) -> bool:
+    """The first strong character is right-to-left (the Unicode rule for a paragraph's direction)."""
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        if kind in ("R", "AL"):
+            return True
+        if kind == "L":
+            return False
+    return False
