@@ -8,7 +8,7 @@ after that merge, so "bytes per token on text the tokenizer never saw" is a curv
 Held-out tokens are tracked incrementally (`HeldOutTracker`): each merge is applied only to the
 held-out chunks that contain its pair, as training does, which costs almost nothing per merge.
 With the Hugging Face engine, the merges arrive all at once when its trainer finishes, with
-counts measured on the distinct chunks, counted while its trainer reads the corpus.
+counts measured on the corpus's distinct chunks, counted while its trainer learns.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 import numpy as np
 
@@ -200,26 +200,38 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
 
     Its trainer is one call that lets go of the interpreter lock, so it runs on a thread while this
     generator reports how much of the corpus it has read (then that it is learning). It does not
-    report merge counts: the texts it reads are cut into chunks on the way (the built-in trainer's
-    counting, the same cut as its own), and encoding each distinct chunk once with its merges,
-    weighted by how often the chunk occurs, recovers them exactly (`chunk_merge_counts`).
+    report merge counts: they follow from the corpus's distinct chunks and how often each occurs
+    (`chunk_merge_counts`), counted by the built-in trainer's first stage (the same cut as HF's).
+    That counting starts when HF has read the corpus and runs while it learns, on another core.
     """
-    texts = _CountedTexts(reader, BpeTrainer(settings.vocab_size, settings.pattern, settings.special_tokens))
-    chunk_counts = texts.chunks.chunk_counts
+    again = CorpusReader(reader.sources)  # a reader of its own: progress and skipped files stay the trainer's
+    counter = BpeTrainer(settings.vocab_size, settings.pattern, settings.special_tokens)
+    chunk_counts = counter.chunk_counts
+    counting: list[_Thread[None]] = []
+
+    def count_chunks() -> None:
+        for text in again:
+            counter.add_text(text)
+
+    texts = _CountedTexts(reader, then=lambda: counting.append(_Thread(count_chunks)))
 
     def reading() -> Counting:
         done = reader.bytes_read >= reader.total_bytes
-        return Counting(reader.bytes_read, reader.total_bytes, texts.count, len(chunk_counts),
-                        "learning" if done else "reading")
+        return Counting(reader.bytes_read, reader.total_bytes, texts.count, 0, "learning" if done else "reading")
 
     tokenizer = yield from _in_background(lambda: _hf_fit(texts, settings), reading)
     merges = _hf_merges(tokenizer)
     if not merges and reader.bytes_read == 0:
         raise TrainingError("the corpus holds no text" + _skipped_note(reader))
-    measured = yield from _in_background(
-        lambda: chunk_merge_counts(tokenizer.model, merges, chunk_counts),
-        lambda: Counting(reader.bytes_read, reader.total_bytes, texts.count, len(chunk_counts), "measuring"))
-    counts, corpus_tokens = measured
+    if not counting:  # HF left texts unread (it reads them all): count them now
+        counting.append(_Thread(count_chunks))
+
+    def measure() -> tuple[list[int], int]:
+        counting[0].result()
+        return chunk_merge_counts(tokenizer.model, merges, chunk_counts)
+
+    counts, corpus_tokens = yield from _in_background(
+        measure, lambda: Counting(again.bytes_read, again.total_bytes, texts.count, len(chunk_counts), "measuring"))
     yield MergeStage(settings.target_merges, corpus_tokens, len(chunk_counts), tracker.bytes if tracker else 0,
                      tuple(map(str, reader.skipped)))
     total = corpus_tokens
@@ -317,43 +329,50 @@ def chunk_merge_counts(model: Any, merges: list[Merge], chunk_counts: Mapping[st
 
 
 class _CountedTexts:
-    """Iterates `texts`, counting what it gave and their chunks into `chunks` (the trainer's
-    thread reads, the generator reports): the corpus is read once for both."""
+    """Iterates `texts` and counts what it gave (the trainer's thread reads, the generator reports);
+    calls `then` when all are given."""
 
-    def __init__(self, texts: Iterable[str], chunks: BpeTrainer) -> None:
-        self.texts, self.chunks, self.count = texts, chunks, 0
+    def __init__(self, texts: Iterable[str], then: Callable[[], object]) -> None:
+        self.texts, self.then, self.count = texts, then, 0
 
     def __iter__(self) -> Iterator[str]:
         self.count = 0
-        self.chunks.chunk_counts.clear()
-        add = self.chunks.add_text
         for text in self.texts:
             self.count += 1
-            add(text)
             yield text
+        self.then()
+
+
+class _Thread(Generic[T]):
+    """`work` running on a daemon thread (a run cancelled meanwhile ends with its process)."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self.outcome: dict[str, Any] = {}
+        self.thread = threading.Thread(target=self._run, args=(work,), name="explorer-training", daemon=True)
+        self.thread.start()
+
+    def _run(self, work: Callable[[], T]) -> None:
+        try:
+            self.outcome["value"] = work()
+        except BaseException as exc:  # handed to whoever waits for the result
+            self.outcome["error"] = exc
+
+    def done(self, timeout: float) -> bool:
+        self.thread.join(timeout)
+        return not self.thread.is_alive()
+
+    def result(self) -> T:
+        """Waits for `work`; returns its result or raises its error."""
+        self.thread.join()
+        if "error" in self.outcome:
+            raise self.outcome["error"]
+        return self.outcome["value"]  # type: ignore[no-any-return]
 
 
 def _in_background(work: Callable[[], T], report: Callable[[], object]) -> Generator[object, None, T]:
     """Run `work` on a thread (a long C call that lets go of the interpreter lock), yielding
-    `report()` every REPORT_SECONDS until it is done; returns its result or raises its error.
-
-    The thread is a daemon: a run cancelled meanwhile ends with its process.
-    """
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = work()
-        except BaseException as exc:  # handed to the generator's side below
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target, name="explorer-training", daemon=True)
-    thread.start()
-    while True:
-        thread.join(REPORT_SECONDS)
-        if not thread.is_alive():
-            break
+    `report()` every REPORT_SECONDS until it is done; returns its result or raises its error."""
+    job = _Thread(work)
+    while not job.done(REPORT_SECONDS):
         yield report()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    return job.result()
