@@ -121,7 +121,7 @@ def main() -> None:
     print(f"HF engine merge counts, vocab {args.vocab}, pattern {PATTERN}, "
           f"RAYON_NUM_THREADS={os.environ.get('RAYON_NUM_THREADS', '1')} ({args.size} corpora in {corpora})")
     print(f"{'corpus':7} {'HF fit':>7} {'engine':>7} {'added':>6} {'ratio':>6} {'after':>6} {'re-enc':>7} {'ratio':>6} "
-          f"{'HF cpu':>7} {'eng cpu':>7} {'ratio':>6} {'HF MB':>6} {'eng MB':>6} {'distinct':>9}")
+          f"{'HF cpu':>7} {'eng cpu':>7} {'added':>6} {'re-enc':>6} {'HF MB':>6} {'eng MB':>6} {'distinct':>9}")
     for kind in args.kinds.split(","):
         corpus = corpora / f"{kind}-{args.size}.txt"
         if not corpus.exists():
@@ -133,10 +133,11 @@ def main() -> None:
         fit, added = own["fit"], engine["total"] - own["fit"]
         print(f"{kind:7} {fit:7.2f} {engine['total']:7.2f} {added:6.2f} {added / fit:6.2f} {engine['after']:6.2f} "
               f"{own['re_encode']:7.2f} {own['re_encode'] / fit:6.2f} {own_cpu:7.2f} {engine_cpu:7.2f} "
-              f"{engine_cpu / own_cpu:6.2f} {own_mb:6.0f} {engine_mb:6.0f} {int(engine['distinct']):9,}")
+              f"{engine_cpu - own_cpu:6.2f} {own['re_encode_cpu']:6.2f} {own_mb:6.0f} {engine_mb:6.0f} {int(engine['distinct']):9,}")
     print("HF fit: HF's own training (s); engine: the whole HF-engine run, counts included; added: engine - HF fit, "
           "ratio to HF fit; after: from HF's end to the last merge; re-enc: the former counts (encoding the whole "
-          "corpus again), ratio to HF fit; cpu: CPU seconds of HF's training and of the engine's run; "
+          "corpus again), ratio to HF fit; cpu: CPU seconds of HF's training, of the engine's run, what the engine adds, "
+          "and of the former re-encoding; "
           "MB: peak memory of each process.")
 
 
