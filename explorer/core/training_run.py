@@ -8,17 +8,17 @@ after that merge, so "bytes per token on text the tokenizer never saw" is a curv
 Held-out tokens are tracked incrementally (`HeldOutTracker`): each merge is applied only to the
 held-out chunks that contain its pair, as training does, which costs almost nothing per merge.
 With the Hugging Face engine, the merges arrive all at once when its trainer finishes, with
-counts measured by one more pass over the corpus.
+counts measured on the corpus's distinct chunks, counted while its trainer learns.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 import threading
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 import numpy as np
 
@@ -37,7 +37,7 @@ ENGINES: dict[str, str] = {"builtin": "built-in (streams every merge)",
                            "hf": "Hugging Face tokenizers (same merges, shown when done)"}
 COUNT_REPORT_CHARS = 1 << 18
 REPORT_SECONDS = 0.25  # how often a run inside one long call (Hugging Face) reports progress
-MEASURE_BATCH = 2000  # texts per encode_batch call when measuring merge counts
+MEASURE_BATCH = 8192  # distinct chunks per encode_batch call when measuring merge counts
 T = TypeVar("T")
 
 
@@ -200,9 +200,20 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
 
     Its trainer is one call that lets go of the interpreter lock, so it runs on a thread while this
     generator reports how much of the corpus it has read (then that it is learning). It does not
-    report merge counts: one more pass over the corpus recovers them exactly (`merge_counts`).
+    report merge counts: they follow from the corpus's distinct chunks and how often each occurs
+    (`chunk_merge_counts`), counted by the built-in trainer's first stage (the same cut as HF's).
+    That counting starts when HF has read the corpus and runs while it learns, on another core.
     """
-    texts = _CountedTexts(reader)
+    again = CorpusReader(reader.sources)  # a reader of its own: progress and skipped files stay the trainer's
+    counter = BpeTrainer(settings.vocab_size, settings.pattern, settings.special_tokens)
+    chunk_counts = counter.chunk_counts
+    counting: list[_Thread[None]] = []
+
+    def count_chunks() -> None:
+        for text in again:
+            counter.add_text(text)
+
+    texts = _CountedTexts(reader, then=lambda: counting.append(_Thread(count_chunks)))
 
     def reading() -> Counting:
         done = reader.bytes_read >= reader.total_bytes
@@ -212,11 +223,16 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
     merges = _hf_merges(tokenizer)
     if not merges and reader.bytes_read == 0:
         raise TrainingError("the corpus holds no text" + _skipped_note(reader))
-    measured = yield from _in_background(
-        lambda: merge_counts(tokenizer.model, settings.pattern, merges, reader),
-        lambda: Counting(reader.bytes_read, reader.total_bytes, texts.count, 0, "measuring"))
-    counts, corpus_tokens = measured
-    yield MergeStage(settings.target_merges, corpus_tokens, 0, tracker.bytes if tracker else 0,
+    if not counting:  # HF left texts unread (it reads them all): count them now
+        counting.append(_Thread(count_chunks))
+
+    def measure() -> tuple[list[int], int]:
+        counting[0].result()
+        return chunk_merge_counts(tokenizer.model, merges, chunk_counts)
+
+    counts, corpus_tokens = yield from _in_background(
+        measure, lambda: Counting(again.bytes_read, again.total_bytes, texts.count, len(chunk_counts), "measuring"))
+    yield MergeStage(settings.target_merges, corpus_tokens, len(chunk_counts), tracker.bytes if tracker else 0,
                      tuple(map(str, reader.skipped)))
     total = corpus_tokens
     learned: list[Merge] = []
@@ -262,12 +278,24 @@ def _hf_merges(tokenizer: Any) -> list[Merge]:
 def merge_counts(model: Any, pattern: str, merges: list[Merge], texts: Iterable[str]) -> tuple[list[int], int]:
     """How often each merge applied while training on `texts`, and the corpus's tokens before any merge.
 
-    Encoding the training texts with the finished merges ends where training ended, chunk for
-    chunk. Every token an occurrence of merge m made is either still there at the end or was
-    used up by a later merge; walking the merges from last to first adds the two. `model` is
-    the trained `tokenizers.models.BPE`, run without special tokens, as the trainer saw the text.
+    `model` is the trained `tokenizers.models.BPE`; `texts` are cut with `pattern` as its trainer cut them.
     """
-    encoder = training_pipeline(pattern)
+    counter = BpeTrainer(BYTE_VOCAB, pattern)
+    for text in texts:
+        counter.add_text(text)
+    return chunk_merge_counts(model, merges, counter.chunk_counts)
+
+
+def chunk_merge_counts(model: Any, merges: list[Merge], chunk_counts: Mapping[str, int]) -> tuple[list[int], int]:
+    """`merge_counts` from the training text's distinct chunks and how often each occurs.
+
+    Encoding a chunk with the finished merges ends where training ended for it, so encoding
+    each distinct chunk once, weighted by its count, gives the corpus's final tokens without
+    encoding the corpus again. Every token an occurrence of merge m made is either still there
+    at the end or was used up by a later merge; walking the merges from last to first adds the
+    two. Each chunk is one word (no regex), run without special tokens, as the trainer saw it.
+    """
+    encoder = training_pipeline("none")
     encoder.model = model
     ours = {token: merge.new_id for merge in merges for token in (merge.token,)}
     ours.update((bytes([b]), b) for b in range(BYTE_VOCAB))
@@ -278,12 +306,17 @@ def merge_counts(model: Any, pattern: str, merges: list[Merge], texts: Iterable[
             to_ours[hf_id] = ours.get(from_chars(chars), -1)
         except KeyError:  # a special token with a character outside the byte alphabet: no merge makes it
             pass
+    chunks = list(chunk_counts)
+    weights = np.fromiter(chunk_counts.values(), dtype=np.int64, count=len(chunks))
     final = np.zeros(size, dtype=np.int64)
-    for batch in _batched(texts, MEASURE_BATCH):
-        ids = np.fromiter(chain.from_iterable(e.ids for e in encoder.encode_batch_fast(batch, add_special_tokens=False)),
-                          dtype=np.int64)
+    for start in range(0, len(chunks), MEASURE_BATCH):
+        encodings = encoder.encode_batch_fast(chunks[start : start + MEASURE_BATCH], add_special_tokens=False)
+        lengths = np.fromiter(map(len, encodings), dtype=np.int64, count=len(encodings))
+        ids = np.fromiter(chain.from_iterable(e.ids for e in encodings), dtype=np.int64, count=int(lengths.sum()))
         mapped = to_ours[ids]
-        final += np.bincount(mapped[mapped >= 0], minlength=size)
+        times = np.repeat(weights[start : start + len(encodings)], lengths)
+        kept = mapped >= 0
+        final += np.bincount(mapped[kept], weights=times[kept], minlength=size).astype(np.int64)  # exact below 2**53
     remaining = int(final.sum())
     counts = [0] * len(merges)
     for merge in reversed(merges):
@@ -296,50 +329,50 @@ def merge_counts(model: Any, pattern: str, merges: list[Merge], texts: Iterable[
 
 
 class _CountedTexts:
-    """Iterates `texts` and counts what it gave (the trainer's thread reads, the generator reports)."""
+    """Iterates `texts` and counts what it gave (the trainer's thread reads, the generator reports);
+    calls `then` when all are given."""
 
-    def __init__(self, texts: Iterable[str]) -> None:
-        self.texts, self.count = texts, 0
+    def __init__(self, texts: Iterable[str], then: Callable[[], object]) -> None:
+        self.texts, self.then, self.count = texts, then, 0
 
     def __iter__(self) -> Iterator[str]:
         self.count = 0
         for text in self.texts:
             self.count += 1
             yield text
+        self.then()
 
 
-def _batched(texts: Iterable[str], size: int) -> Iterator[list[str]]:
-    batch: list[str] = []
-    for text in texts:
-        batch.append(text)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+class _Thread(Generic[T]):
+    """`work` running on a daemon thread (a run cancelled meanwhile ends with its process)."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self.outcome: dict[str, Any] = {}
+        self.thread = threading.Thread(target=self._run, args=(work,), name="explorer-training", daemon=True)
+        self.thread.start()
+
+    def _run(self, work: Callable[[], T]) -> None:
+        try:
+            self.outcome["value"] = work()
+        except BaseException as exc:  # handed to whoever waits for the result
+            self.outcome["error"] = exc
+
+    def done(self, timeout: float) -> bool:
+        self.thread.join(timeout)
+        return not self.thread.is_alive()
+
+    def result(self) -> T:
+        """Waits for `work`; returns its result or raises its error."""
+        self.thread.join()
+        if "error" in self.outcome:
+            raise self.outcome["error"]
+        return self.outcome["value"]  # type: ignore[no-any-return]
 
 
 def _in_background(work: Callable[[], T], report: Callable[[], object]) -> Generator[object, None, T]:
     """Run `work` on a thread (a long C call that lets go of the interpreter lock), yielding
-    `report()` every REPORT_SECONDS until it is done; returns its result or raises its error.
-
-    The thread is a daemon: a run cancelled meanwhile ends with its process.
-    """
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = work()
-        except BaseException as exc:  # handed to the generator's side below
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target, name="explorer-training", daemon=True)
-    thread.start()
-    while True:
-        thread.join(REPORT_SECONDS)
-        if not thread.is_alive():
-            break
+    `report()` every REPORT_SECONDS until it is done; returns its result or raises its error."""
+    job = _Thread(work)
+    while not job.done(REPORT_SECONDS):
         yield report()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    return job.result()

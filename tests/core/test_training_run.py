@@ -159,3 +159,90 @@ def test_minbpe_rules_read_each_file_whole_and_are_recorded(tmp_path) -> None:  
             break
     with pytest.raises(TrainingError, match="built-in engine"):
         run(corpus, replace(settings, engine="hf"))
+
+
+def counts_by_encoding_the_corpus(corpus: Corpus, settings: TrainingSettings) -> list[int]:
+    """The merge counts the Hugging Face engine had from its start: train, encode every text of the
+    corpus again with the trained model (HF's own pipeline), and walk the merges back from the final tokens."""
+    import numpy as np
+
+    from explorer.core.bytelevel import from_chars
+    from explorer.core.formats.hf import training_pipeline
+    from explorer.core.training_run import _hf_fit, _hf_merges
+
+    texts = list(corpus.reader())
+    tokenizer = _hf_fit(texts, settings)
+    merges = _hf_merges(tokenizer)
+    encoder = training_pipeline(settings.pattern)
+    encoder.model = tokenizer.model
+    ours = {merge.token: merge.new_id for merge in merges} | {bytes([b]): b for b in range(256)}
+    to_ours = {hf_id: ours[from_chars(chars)] for chars, hf_id in encoder.get_vocab().items()
+               if chars not in settings.special_tokens or from_chars(chars) in ours}
+    final = np.zeros(max(ours.values()) + 1, dtype=np.int64)
+    for encoding in encoder.encode_batch(texts, add_special_tokens=False):
+        for hf_id in encoding.ids:
+            final[to_ours[hf_id]] += 1
+    counts = [0] * len(merges)
+    for merge in reversed(merges):
+        counts[merge.rank] = int(final[merge.new_id])
+        final[merge.new_id] = 0
+        final[merge.left] += counts[merge.rank]
+        final[merge.right] += counts[merge.rank]
+    return counts
+
+
+def edgy_corpus(kind: str, size: int) -> Corpus:
+    """A generated corpus with CRLF endings and special tokens inside the text (HF's trainer splits neither out)."""
+    from tests.corpora import corpus_lines
+
+    lines = corpus_lines(kind, size, seed=16)
+    lines[::7] = [line.rstrip("\n") + "<|endoftext|>\r\n" for line in lines[::7]]
+    return Corpus((Source.pasted("".join(lines)),))
+
+
+@pytest.mark.parametrize("kind", ["prose", "code", "multi"])
+@pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k"])
+def test_hf_counts_equal_encoding_the_whole_corpus_again(kind: str, pattern: str) -> None:
+    corpus = edgy_corpus(kind, 40_000)
+    settings = TrainingSettings(900, pattern, SPECIALS, engine="hf")
+    records, _ = run(corpus, settings)
+    learned = [r.merge for r in records if isinstance(r, Learned)]
+    assert [m.count for m in learned] == counts_by_encoding_the_corpus(corpus, settings)
+    stage = next(r for r in records if isinstance(r, MergeStage))
+    assert stage.corpus_tokens == sum(len(t.encode()) for t in corpus.reader())
+    assert learned[-1].total_tokens == stage.corpus_tokens - sum(m.count for m in learned)
+
+
+def test_hf_counts_do_not_encode_the_corpus_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the distinct chunks are encoded after training: far fewer characters than the corpus has."""
+    import explorer.core.training_run as training_run
+
+    encoded: list[int] = []
+
+    class Watched:
+        """A `tokenizers.Tokenizer` that adds up the characters it is asked to encode."""
+
+        def __init__(self, inner: object) -> None:
+            object.__setattr__(self, "inner", inner)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.inner, name)
+
+        def __setattr__(self, name: str, value: object) -> None:
+            setattr(self.inner, name, value)
+
+        def encode_batch_fast(self, texts: list[str], **options: object) -> object:
+            encoded.append(sum(map(len, texts)))
+            return self.inner.encode_batch_fast(texts, **options)  # type: ignore[attr-defined]
+
+        encode_batch = encode_batch_fast
+
+    real = training_run.training_pipeline
+    monkeypatch.setattr(training_run, "training_pipeline", lambda pattern: Watched(real(pattern)))
+    text = "".join(edgy_corpus("prose", 100_000).reader())
+    corpus = Corpus((Source.pasted(text * 4),))  # real text repeats its words: 4 times here
+    settings = TrainingSettings(600, "cl100k", SPECIALS, engine="hf")
+    records, _ = run(corpus, settings)
+    assert sum(r.merge.count for r in records if isinstance(r, Learned)) > 0
+    corpus_chars = sum(map(len, corpus.reader()))
+    assert 0 < sum(encoded) < corpus_chars / 5
