@@ -134,5 +134,7 @@ class TiktokenTokenizer(ListedVocabulary):
 
     @cached_property
     def _bpe(self) -> BPE:
+        # tiktoken takes a chunk that is itself a token whole before it merges (Hugging Face's
+        # `ignore_merges`): the same ids, and most chunks of prose skip the merge loop.
         return BPE(self.merges, self.pattern, self.special_tokens, self.name, source=self.source,
-                   vocab=self._mergeable, reference="tiktoken")
+                   vocab=self._mergeable, ignore_merges=True, reference="tiktoken")
