@@ -11,6 +11,7 @@ pairs of later ranks, so the chunk's next merge is the same pair until none is l
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -19,12 +20,13 @@ _FEW = 32  # when fewer chunks are still merging, a round costs more than finish
 
 
 class PairRanks:
-    """Rank lookups of whole arrays of pairs, in a hash table with open addressing.
+    """Rank lookups of whole arrays of pairs, in a hash table with linear probing.
 
-    A pair (left, right) has the key left * vocab_size + right; its slot is a multiplicative
-    hash of the key, or the next free slot after it. The table is at most a quarter full, so a
-    lookup mostly reads one slot: several times quicker than a binary search of sorted keys,
-    whose every step misses the processor's cache.
+    A pair (left, right) has the key left * vocab_size + right; its home slot is a
+    multiplicative hash of the key, and it sits there or in the first free slot after it
+    (the table runs on past its last home slot rather than wrapping round). At most a quarter
+    of the slots are taken, so a lookup mostly reads one: several times quicker than a binary
+    search of sorted keys, whose every step misses the processor's cache.
     """
 
     _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: spreads nearby keys apart
@@ -32,22 +34,21 @@ class PairRanks:
     def __init__(self, merges: Sequence[tuple[int, int, int]], vocab_size: int) -> None:
         self._width = vocab_size
         self._bits = max(4, (4 * len(merges)).bit_length())
-        self._keys = np.full(1 << self._bits, -1, dtype=np.int64)  # -1: an empty slot
-        self._ranks = np.full(1 << self._bits, NEVER, dtype=np.int64)
-        self.new_ids = np.array([new_id for _, _, new_id in merges], dtype=np.int64)
-        keys = np.array([left * vocab_size + right for left, right, _ in merges], dtype=np.int64)
-        ranks = np.arange(len(keys), dtype=np.int64)  # a merge's rank is its place in `merges`
-        slots = self._slots(keys)
-        while len(keys):  # each key takes its slot if free and no other key claims it, else tries the next
-            free = self._keys[slots] == -1
-            _, claim = np.unique(slots, return_index=True)
-            takes = np.zeros(len(keys), dtype=bool)
-            takes[claim] = True
-            takes &= free
-            self._keys[slots[takes]], self._ranks[slots[takes]] = keys[takes], ranks[takes]
-            keys, ranks, slots = keys[~takes], ranks[~takes], (slots[~takes] + 1) & ((1 << self._bits) - 1)
+        table = np.fromiter(chain.from_iterable(merges), dtype=np.int64, count=3 * len(merges)).reshape(-1, 3)
+        self.new_ids = table[:, 2].copy()
+        keys = table[:, 0] * vocab_size + table[:, 1]
+        # In order of home slot, each key takes the first free slot from its home: the later of
+        # its home and the slot after the previous key's.
+        homes = self._home(keys)
+        order = np.argsort(homes, kind="stable")
+        index = np.arange(len(keys))
+        slots = np.maximum.accumulate(homes[order] - index) + index
+        size = max(1 << self._bits, int(slots.max(initial=0)) + 1) + 1  # the last slot stays free
+        self._keys = np.full(size, -1, dtype=np.int64)  # -1: a free slot
+        self._ranks = np.full(size, NEVER, dtype=np.int64)
+        self._keys[slots], self._ranks[slots] = keys[order], order  # a merge's rank is its place in `merges`
 
-    def _slots(self, keys: np.ndarray) -> np.ndarray:
+    def _home(self, keys: np.ndarray) -> np.ndarray:
         return ((keys.astype(np.uint64) * self._MULTIPLIER) >> np.uint64(64 - self._bits)).astype(np.int64)
 
     def __call__(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -55,14 +56,13 @@ class PairRanks:
         keys = left * self._width + right
         out = np.full(len(keys), NEVER)
         pending = np.arange(len(keys))
-        slots = self._slots(keys)
-        while len(pending):  # probe until the key or an empty slot turns up
+        slots = self._home(keys)
+        while len(pending):  # probe on until the key or a free slot turns up
             found = self._keys[slots]
             hit = found == keys
             out[pending[hit]] = self._ranks[slots[hit]]
             going_on = ~hit & (found != -1)
-            pending, keys = pending[going_on], keys[going_on]
-            slots = (slots[going_on] + 1) & ((1 << self._bits) - 1)
+            pending, keys, slots = pending[going_on], keys[going_on], slots[going_on] + 1
         return out
 
 
@@ -130,10 +130,8 @@ def _rerank(ids: np.ndarray, first: np.ndarray, pair_ranks: np.ndarray, merged: 
     inside = after < len(ids)
     ends_chunk[inside] = first[after[inside]]
     pair_ranks[merged] = NEVER
-    right = merged[~ends_chunk]
-    pair_ranks[right] = ranks(ids[right], ids[right + 1])
-    left = merged[~first[merged]] - 1
-    pair_ranks[left] = ranks(ids[left], ids[left + 1])
+    starts = np.concatenate((merged[~first[merged]] - 1, merged[~ends_chunk]))  # the pairs ending, starting there
+    pair_ranks[starts] = ranks(ids[starts], ids[starts + 1])
 
 
 def _collect(out: list[tuple[int, ...]], chunk: np.ndarray, lengths: np.ndarray, ids: np.ndarray) -> None:
