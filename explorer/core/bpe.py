@@ -245,8 +245,8 @@ class BPE(Tokenizer):
         together when they are many (a cold cache): one by one, each costs microseconds."""
         missing = list(compress(range(len(pieces)), map(is_, found, repeat(None))))
         new = set(map(pieces.__getitem__, missing))
-        if len(new) >= _MANY:
-            self._learn(new)
+        if len(new) >= _MANY and type(self).encode_bytes is BPE.encode_bytes:
+            self._learn(new)  # (a subclass with a merge rule of its own keeps it, chunk by chunk)
         cache = self._cache
         for index in missing:
             found[index] = cache[pieces[index]]  # a chunk `_learn` left out is merged here

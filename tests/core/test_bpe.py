@@ -174,3 +174,17 @@ def test_a_cold_cache_encodes_as_chunk_by_chunk() -> None:
     assert len(set(pieces)) > 5000  # far over `_MANY`: the numpy path runs
     fresh = BPE(tokenizer.merges, "cl100k", tokenizer.special_tokens)  # an empty chunk cache
     assert fresh.encode(text) == [i for piece in pieces for i in tokenizer.encode_bytes(piece.encode())]
+
+
+def test_a_merge_rule_of_its_own_is_kept_on_a_cold_cache() -> None:
+    """A subclass that merges otherwise (tiktoken's joins) is never merged by the merge list."""
+
+    class Reversed(BPE):
+        def encode_bytes(self, data: bytes) -> list[int]:
+            return list(reversed(data))
+
+    tokenizer = trained()
+    text = corpus_text("prose", 100_000, seed=2)
+    pieces = tokenizer.pretokenizer.pieces(text)
+    assert len(set(pieces)) > 1000
+    assert Reversed(tokenizer.merges, "cl100k").encode(text) == [b for p in pieces for b in reversed(p.encode())]

@@ -200,6 +200,19 @@ def test_windows_cut_around_rare_letters_give_the_pieces_of_the_whole_text(
         [chunk.text for chunk in pretokenizer.chunks(text)]
 
 
+@pytest.mark.parametrize("reference", ["tiktoken", "tokenizers", "regex"])
+@pytest.mark.parametrize("name", list(NAMED_PATTERNS))
+def test_every_character_the_ascii_version_reads_is_read_right(name: str, reference: str) -> None:
+    """Each of the thousands of characters the fast path takes, beside letters, digits, spaces,
+    apostrophes and line ends: the chunks of the Unicode pattern."""
+    from explorer.core.unicode_classes import outside_classes
+
+    pretokenizer = Pretokenizer(name, reference)  # type: ignore[arg-type]
+    text = "".join(f"{c}a'{c}s {c}{c}1{c}\n{c} " for c in outside_classes(pretokenizer.reference, pretokenizer.classes))
+    assert pretokenizer._ascii_reads(text)
+    assert pretokenizer.pieces(text) == [chunk.text for chunk in pretokenizer.chunks(text)]
+
+
 def test_outside_classes_leaves_out_every_member() -> None:
     from explorer.core.unicode_classes import member, outside_classes
 
