@@ -8,7 +8,8 @@ most chunks repeat ("the" occurs a million times), which makes pure Python fast 
 from __future__ import annotations
 
 import heapq
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
+from operator import is_
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,6 +25,9 @@ from explorer.core.unicode_classes import Reference
 
 _LONG_CHUNK = 48  # bytes; longer chunks use the heap-based merge loop
 _CACHE_LIMIT = 1 << 20
+_BATCH = 1 << 16  # pieces looked up at a time, so that unseen chunks come many at once
+_MANY = 512  # unseen chunks worth merging together in numpy (fewer go one by one)
+_BATCH_LONGEST = 256  # bytes; longer chunks take as many rounds as they have merges: the heap is quicker
 _NEVER = 1 << 62  # the rank of a pair that was never merged
 
 
@@ -247,11 +251,64 @@ class BPE(Tokenizer):
             if special_id is not None:
                 out.append(special_id)
                 continue
-            for pieces in self._pretokenizer.iter_pieces(segment):
+            for pieces in self._batches(segment):
                 if len(cache) > _CACHE_LIMIT:
                     cache.clear()
-                out.extend(chain.from_iterable(map(cache.__getitem__, pieces)))
+                found = list(map(cache.get, pieces))
+                if None in found:
+                    self._fill(found, pieces)
+                out.extend(chain.from_iterable(found))
         return out
+
+    def _batches(self, text: str) -> Iterator[list[str]]:
+        """The pieces of `text` in lists of about _BATCH."""
+        batch: list[str] = []
+        for pieces in self._pretokenizer.iter_pieces(text):
+            batch += pieces
+            if len(batch) >= _BATCH:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def _fill(self, found: list[tuple[int, ...] | None], pieces: list[str]) -> None:
+        """Fill in the ids of the chunks the cache has not seen (None in `found`), merged all
+        together when they are many (a cold cache): one by one, each costs microseconds."""
+        missing = list(compress(range(len(pieces)), map(is_, found, repeat(None))))
+        new = set(map(pieces.__getitem__, missing))
+        if len(new) >= _MANY and type(self).encode_bytes is BPE.encode_bytes:
+            self._learn(new)  # (a subclass with a merge rule of its own keeps it, chunk by chunk)
+        cache = self._cache
+        for index in missing:
+            found[index] = cache[pieces[index]]  # a chunk `_learn` left out is merged here
+
+    def _learn(self, new: set[str]) -> None:
+        """Put `new` chunks into the cache: those that are a token whole (`ignore_merges`) from
+        the vocabulary, the others merged in numpy all at once (see merge_batch)."""
+        from explorer.core.merge_batch import merge_chunks  # numpy: imported when first needed
+
+        whole = self._whole_tokens.get if self.ignore_merges else None
+        cache = self._cache
+        chunks, data = [], []  # those to merge
+        for chunk, chunk_bytes in zip(new, map(str.encode, new)):
+            token = whole(chunk_bytes) if whole is not None else None
+            if token is not None:
+                cache[chunk] = (token,)
+            elif len(chunk_bytes) <= _BATCH_LONGEST:
+                chunks.append(chunk)
+                data.append(chunk_bytes)
+        byte_ids, ranks = self._batch_tables
+        cache.update(zip(chunks, merge_chunks(data, byte_ids, ranks, self._merge)))
+
+    @cached_property
+    def _batch_tables(self) -> tuple[object, object]:
+        """What `merge_chunks` needs: each byte's id as an array, and the pair ranks."""
+        import numpy as np
+
+        from explorer.core.merge_batch import PairRanks
+
+        byte_ids = np.array(self.byte_ids if self.byte_ids is not None else range(256), dtype=np.int64)
+        return byte_ids, PairRanks(self.merges, len(self.vocab))
 
     def encode_chunk(self, chunk: str) -> tuple[int, ...]:
         """The ids of one pre-tokenized chunk (cached)."""
@@ -277,7 +334,10 @@ class BPE(Tokenizer):
         """Apply merges to raw bytes, earliest-learned pair first (leftmost on a tie)."""
         if self.ignore_merges and (whole := self._whole_tokens.get(data)) is not None:
             return [whole]
-        ids = self.byte_tokens(data)
+        return self._merge(self.byte_tokens(data))
+
+    def _merge(self, ids: list[int]) -> list[int]:
+        """Apply merges to `ids` (bytes, or a chunk part way through), earliest-learned pair first."""
         if len(ids) > _LONG_CHUNK:
             return self._merge_long(ids)
         if len(ids) == 1:

@@ -20,7 +20,8 @@ import re
 import regex
 
 from explorer.core.errors import PatternError, PatternTimeoutError
-from explorer.core.unicode_classes import DifferingFinder, Reference, differing, exact_pattern, is_mark
+from explorer.core.unicode_classes import (
+    DifferingFinder, Reference, differing, exact_pattern, is_mark, outside_classes)
 
 # The patterns of real tokenizers, verbatim, so chunking equals theirs.
 GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -121,6 +122,7 @@ GAP = -1
 BLOCK = 1 << 13  # characters per window for big texts: small enough that most are pure ASCII
 GAP_LABEL = "gap (not matched)"
 WINDOW = 1 << 13  # characters; a window is under 2 * WINDOW characters, so at most 64 KB of UTF-8
+_FAST_RUN = 256  # characters the ASCII version must be able to read to get a window of their own
 
 
 def _timeout_for(text: str) -> float:
@@ -274,6 +276,28 @@ class Pretokenizer:
         except PatternError:
             return self._compiled
 
+    @cached_property
+    def _readable(self) -> str:
+        """The characters the ASCII version reads as the pattern does, as the inside of a class:
+        ASCII, and the common characters that are in none of the pattern's classes."""
+        return "\\x00-\\x7f" + re.escape(outside_classes(self.reference, self.classes))
+
+    @cached_property
+    def _beyond_ascii(self) -> re.Pattern[str]:
+        """Finds a character the ASCII version cannot read."""
+        return re.compile(f"[^{self._readable}]")
+
+    @cached_property
+    def _ascii_resumes(self) -> re.Pattern[str]:
+        """Finds the last character the ASCII version cannot read before a long run it can."""
+        return re.compile(f"[^{self._readable}][{self._readable}]{{{_FAST_RUN}}}")
+
+    def _ascii_reads(self, text: str) -> bool:
+        """Whether the ASCII version gives this text's chunks: every character is ASCII or in
+        none of the pattern's classes (curly quotes, dashes, box drawing: most of prose's
+        non-ASCII), which every class of the ASCII version leaves out too."""
+        return text.isascii() or self._beyond_ascii.search(text) is None
+
     def _regex_for(self, text: str) -> regex.Pattern[str]:
         return self._exact if self._differing.found_in(text) else self._compiled
 
@@ -322,7 +346,7 @@ class Pretokenizer:
     def pieces(self, text: str) -> list[str]:
         """The chunk texts only, as fast as the regex engine allows (used by training and encoding)."""
         if self._trusted:
-            if self._ascii is not None and text.isascii():
+            if self._ascii is not None and self._ascii_reads(text):
                 return self._ascii.findall(text)
             return self._regex_for(text).findall(text)
         compiled = self._regex_for(text)
@@ -361,17 +385,40 @@ class Pretokenizer:
         if not self.windowed:
             yield self.pieces(text)
             return
-        position, size, window = 0, len(text), block
-        while size - position > window:
-            pieces = self.pieces(text[position : position + window])
-            if len(pieces) <= 2:
-                window *= 2  # a chunk longer than the window (a long run of spaces): widen it
-                continue
+        position, size = 0, len(text)
+        while size - position > block:
+            end = self._window_end(text, position, block)
+            pieces = self.pieces(text[position:end])
+            while len(pieces) <= 2 and end < size:  # a chunk longer than the window (a long run of spaces)
+                end = min(size, 2 * end - position)
+                pieces = self.pieces(text[position:end])
+            if end == size:
+                yield pieces
+                return
             del pieces[-2:]
             position += sum(map(len, pieces))
-            window = block
             yield pieces
         yield self.pieces(text[position:])
+
+    def _window_end(self, text: str, position: int, block: int) -> int:
+        """Where the window at `position` ends: `block` characters on, or where the ASCII
+        version stops or resumes reading the text, so that a rare letter (an `é`, a no-break
+        space) sends only the text around it to the slower Unicode pattern."""
+        end = position + block
+        if self._ascii is None or text[position:end].isascii():
+            return end
+        unread = self._beyond_ascii.search(text, position, end)
+        if unread is None:
+            return end
+        if unread.start() - position >= _FAST_RUN:
+            return unread.start()  # the ASCII version reads up to it
+        # The window starts at unread text: end it where a long readable run begins, unless the
+        # text goes on in another script (over 1.5 bytes a character), which has no such runs.
+        ahead = text[unread.start():unread.start() + _FAST_RUN]
+        if len(ahead.encode("utf-8", "surrogatepass")) > 1.5 * len(ahead):
+            return end
+        resumes = self._ascii_resumes.search(text, unread.start(), end)
+        return end if resumes is None else resumes.start() + _FAST_RUN // 2
 
     def windows(self, text: str, size: int = WINDOW) -> Iterator[str]:
         """Consecutive slices of `text` of about `size` to `2 * size` characters, cut between chunks.

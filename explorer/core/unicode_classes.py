@@ -211,6 +211,24 @@ def exact_set(name: str, reference: Reference, negated: bool = False) -> str | N
     return f"[{'^' if negated else ''}{members}]"
 
 
+# Where the punctuation and symbols of prose and code live (Latin-1, General Punctuation to the
+# arrows, box drawing and dingbats, CJK and full-width punctuation): `outside_classes` keeps the
+# ones no class holds. All in the Basic Multilingual Plane, where a class of `re` is a bitmap.
+_COMMON_BLOCKS = ((0x80, 0xFF), (0x2000, 0x2BFF), (0x3000, 0x303F), (0xFE30, 0xFE4F), (0xFF00, 0xFF65))
+
+
+@lru_cache(maxsize=64)
+def outside_classes(reference: Reference, classes: frozenset[str]) -> str:
+    """The common non-ASCII characters (quotes, dashes, box drawing, emoji...) that the reference
+    puts in none of `classes`: to a pattern over those classes they are all alike, so text
+    made of ASCII and these can use the pattern's ASCII version (see pretokenize)."""
+    candidates = "".join(chr(c) for a, b in _COMMON_BLOCKS for c in range(a, b + 1))
+    sets = [exact_set(name, reference) or name for name in sorted(classes)]
+    if not sets:
+        return candidates
+    return regex.sub("|".join(sets), "", candidates, flags=regex.V1)
+
+
 @lru_cache(maxsize=64)
 def differing(reference: Reference, classes: frozenset[str]) -> Ranges:
     """The code points on which `regex` and the reference disagree for any of `classes`."""

@@ -3,12 +3,14 @@
 Training: ours vs HF `BpeTrainer` (one thread) on 10 MB prose, code and multilingual text at
 vocab 32768, each in its own process so time and peak memory are its own; merges must be equal.
 Encoding: 10 MB prose with the trained 32k tokenizer, vs tiktoken `cl100k_base` on the same text
-and vs `tokenizers` loading our exported tokenizer.json (ids must be equal).
+and vs `tokenizers` loading our exported tokenizer.json (ids must be equal); and the built-in encoder
+with cl100k_base itself (`TiktokenTokenizer.as_bpe()`), whose ids must equal tiktoken's.
 
-    RAYON_NUM_THREADS=1 python tests/benchmarks/bench_core.py --corpora ../corpora-build
+    RAYON_NUM_THREADS=1 python tests/benchmarks/bench_core.py --corpora ../corpora-build [--only encode]
 
 Targets (issue 2): training time ours/HF <= 1.0 on prose and code, <= 1.6 on multilingual, peak memory
-<= 1.5x HF's; encoding >= 0.5x tiktoken's speed and faster than tokenizers.
+<= 1.5x HF's; encoding >= 0.5x tiktoken's speed and faster than tokenizers. Issue 16: the built-in
+encoder with cl100k_base on a cold cache >= 1.0x tiktoken's speed.
 """
 
 from __future__ import annotations
@@ -73,10 +75,12 @@ def _encode(tokenizer_file: str, corpus: str) -> dict[str, object]:
 
     from explorer.core.formats import hf, own
     from explorer.core.pretokenize import CL100K
+    from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
 
     text = Path(corpus).read_text(encoding="utf-8")
     results: dict[str, object] = {"mb": len(text.encode()) / 1e6}
-    results["ours"] = results["ours_warm"] = results["tiktoken"] = results["tokenizers"] = float("inf")
+    for name in ("ours", "ours_warm", "cl100k", "cl100k_warm", "tiktoken", "tokenizers"):
+        results[name] = float("inf")
     for _ in range(REPEAT):  # best of REPEAT: this machine's timings vary by tens of percent
         ours = own.load(tokenizer_file)  # fresh: an empty chunk cache
         start = time.perf_counter()
@@ -90,8 +94,17 @@ def _encode(tokenizer_file: str, corpus: str) -> dict[str, object]:
     encoding = tiktoken.Encoding("cl100k_base", pat_str=CL100K, mergeable_ranks=ranks, special_tokens={})
     for _ in range(REPEAT):
         start = time.perf_counter()
-        encoding.encode_ordinary(text)
+        tiktoken_ids = encoding.encode_ordinary(text)
         results["tiktoken"] = min(results["tiktoken"], time.perf_counter() - start)  # type: ignore[type-var]
+    for _ in range(REPEAT):  # the built-in encoder over cl100k_base's merges, loaded fresh: an empty cache
+        bpe = TiktokenTokenizer.bundled("cl100k_base").as_bpe()
+        start = time.perf_counter()
+        cl100k_ids = bpe.encode(text, special="plain")
+        results["cl100k"] = min(results["cl100k"], time.perf_counter() - start)  # type: ignore[type-var]
+        start = time.perf_counter()
+        bpe.encode(text, special="plain")
+        results["cl100k_warm"] = min(results["cl100k_warm"], time.perf_counter() - start)  # type: ignore[type-var]
+    results["cl100k_identical"] = cl100k_ids == tiktoken_ids
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "tokenizer.json"
@@ -126,6 +139,8 @@ def main() -> None:
     parser.add_argument("--corpora", default=str(REPO.parent / "corpora-build"), help="folder with *-10mb.txt")
     parser.add_argument("--size", default="10mb")
     parser.add_argument("--vocab", type=int, default=32768)
+    parser.add_argument("--only", choices=("train", "encode"), help="run one half (encode still trains ours, "
+                        "silently, for its 32k tokenizer)")
     parser.add_argument("--job", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.job:
@@ -138,10 +153,14 @@ def main() -> None:
 
     corpora = Path(args.corpora)
     targets = {"prose": 1.0, "code": 1.0, "multi": 1.6}
-    print(f"Training, vocab {args.vocab}, pattern {PATTERN}, one thread ({args.size} corpora in {corpora})")
-    print(f"{'corpus':8} {'ours s':>8} {'HF s':>8} {'ratio':>6} {'target':>6} {'ours MB':>8} {'HF MB':>8} "
-          f"{'mem':>5} {'merges equal':>13}")
     work = Path(tempfile.mkdtemp())
+    if args.only == "encode":
+        run_job("train-ours", str(corpora / f"prose-{args.size}.txt"), str(args.vocab), str(work / "prose.json"))
+        targets = {}
+    else:
+        print(f"Training, vocab {args.vocab}, pattern {PATTERN}, one thread ({args.size} corpora in {corpora})")
+        print(f"{'corpus':8} {'ours s':>8} {'HF s':>8} {'ratio':>6} {'target':>6} {'ours MB':>8} {'HF MB':>8} "
+              f"{'mem':>5} {'merges equal':>13}")
     for kind, target in targets.items():
         corpus = corpora / f"{kind}-{args.size}.txt"
         if not corpus.exists():
@@ -154,17 +173,21 @@ def main() -> None:
               f"{ours_mb:8.0f} {hf_mb:8.0f} {ours_mb / hf_mb:5.2f} {str(ours['digest'] == theirs['digest']):>13}")
 
     prose = corpora / f"prose-{args.size}.txt"
-    if (work / "prose.json").exists():
+    if (work / "prose.json").exists() and args.only != "train":
         result, _ = run_job("encode", str(work / "prose.json"), str(prose))
         mb = float(result["mb"])  # type: ignore[arg-type]
         print(f"\nEncoding {mb:.1f} MB prose, one thread (ours: cold cache, trained {args.vocab} tokenizer)")
-        for name in ("ours", "ours_warm", "tiktoken", "tokenizers"):
+        for name in ("ours", "ours_warm", "cl100k", "cl100k_warm", "tiktoken", "tokenizers"):
             seconds = float(result[name])  # type: ignore[arg-type]
             print(f"{name:11} {seconds:6.2f} s {mb / seconds:6.2f} MB/s")
         ours_s = float(result["ours"])  # type: ignore[arg-type]
         print(f"speed ours/tiktoken {float(result['tiktoken']) / ours_s:.2f}x (target >= 0.5), "  # type: ignore[arg-type]
               f"ours/tokenizers {float(result['tokenizers']) / ours_s:.2f}x (target > 1), "  # type: ignore[arg-type]
               f"ids identical to tokenizers: {result['identical']}")
+        tiktoken_s = float(result["tiktoken"])  # type: ignore[arg-type]
+        print(f"cl100k_base, built-in/tiktoken: cold {tiktoken_s / float(result['cl100k']):.2f}x "  # type: ignore[arg-type]
+              f"(target >= 1.0), warm {tiktoken_s / float(result['cl100k_warm']):.2f}x, "  # type: ignore[arg-type]
+              f"ids identical to tiktoken: {result['cl100k_identical']}")
 
 
 if __name__ == "__main__":

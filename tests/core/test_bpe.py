@@ -15,7 +15,7 @@ from explorer.core.pretokenize import NAMED_PATTERNS
 from explorer.core.train import train
 from explorer.core.utf8 import stream_decode
 from tests.conftest import HARD_CASES
-from tests.corpora import corpus_lines
+from tests.corpora import corpus_lines, corpus_text
 
 SPECIALS = ["<|endoftext|>", "<|fim|>"]
 
@@ -147,3 +147,57 @@ def test_special_tokens_find_the_longest_at_each_place(words: list[str], text: s
     longest_first = regex.compile("|".join(map(regex.escape, sorted(set(words), key=len, reverse=True))))
     expected = [(m.start(), m.end(), m.group()) for m in longest_first.finditer(text)]
     assert SpecialTokens({word: i for i, word in enumerate(words)}).find(text) == expected
+
+
+@st.composite
+def merges_and_chunks(draw: st.DrawFn) -> tuple[list[tuple[int, int, int]], list[bytes]]:
+    """Random merges over the bytes `abc` (repeated pairs like `a a` included) and chunks to merge."""
+    tokens, merges, pairs = [97, 98, 99], [], set()
+    for _ in range(draw(st.integers(0, 30))):
+        pair = (draw(st.sampled_from(tokens)), draw(st.sampled_from(tokens)))
+        if pair not in pairs:
+            pairs.add(pair)
+            merges.append((*pair, 256 + len(merges)))
+            tokens.append(merges[-1][2])
+    chunks = draw(st.lists(st.text(alphabet="abc", min_size=1, max_size=60).map(str.encode), min_size=1, max_size=80))
+    return merges, chunks
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=merges_and_chunks(), few=st.sampled_from([1, 32]))
+def test_merging_chunks_together_equals_one_by_one(case: tuple[list[tuple[int, int, int]], list[bytes]],
+                                                    few: int) -> None:
+    """The numpy rounds of a cold cache (merge_batch) give the ids of the one-chunk merge loop."""
+    from explorer.core import merge_batch
+
+    merges, chunks = case
+    tokenizer = BPE(merges, "none")
+    byte_ids, ranks = tokenizer._batch_tables
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(merge_batch, "_FEW", few)  # 1: numpy to the end; 32: the last chunks one by one
+        together = merge_batch.merge_chunks(chunks, byte_ids, ranks, tokenizer._merge)
+    assert together == [tuple(tokenizer.encode_bytes(chunk)) for chunk in chunks]
+
+
+def test_a_cold_cache_encodes_as_chunk_by_chunk() -> None:
+    """Enough new chunks at once to be merged in numpy: the ids of the one-chunk merge loop."""
+    tokenizer = trained()
+    text = corpus_text("prose", 200_000, seed=1) + corpus_text("multi", 100_000, seed=1)
+    pieces = tokenizer.pretokenizer.pieces(text)
+    assert len(set(pieces)) > 5000  # far over `_MANY`: the numpy path runs
+    fresh = BPE(tokenizer.merges, "cl100k", tokenizer.special_tokens)  # an empty chunk cache
+    assert fresh.encode(text) == [i for piece in pieces for i in tokenizer.encode_bytes(piece.encode())]
+
+
+def test_a_merge_rule_of_its_own_is_kept_on_a_cold_cache() -> None:
+    """A subclass that merges otherwise (tiktoken's joins) is never merged by the merge list."""
+
+    class Reversed(BPE):
+        def encode_bytes(self, data: bytes) -> list[int]:
+            return list(reversed(data))
+
+    tokenizer = trained()
+    text = corpus_text("prose", 100_000, seed=2)
+    pieces = tokenizer.pretokenizer.pieces(text)
+    assert len(set(pieces)) > 1000
+    assert Reversed(tokenizer.merges, "cl100k").encode(text) == [b for p in pieces for b in reversed(p.encode())]

@@ -172,3 +172,51 @@ def test_ascii_fast_path_equals_the_unicode_pattern(text: str, name: str) -> Non
 def test_custom_pattern_with_numbered_backreference() -> None:
     chunks = Pretokenizer(r"(a)\1|\s|b+").chunks("aa bb")
     assert [(c.text, c.label) for c in chunks] == [("aa", r"(a)\1"), (" ", "whitespace"), ("bb", "b+")]
+
+
+# ASCII, the common non-ASCII characters the ASCII version reads (quotes, dashes, box drawing,
+# no-break space: in \s, so not read), letters and marks it must leave to the Unicode pattern.
+_MIXED = "ab Z9 \t\n\r'!.,-" + "“”‘’—–…•─│├¡«»°±×÷€\u00a0\u2028\u3000\u00ad" + "éßł١²ª\u0301"
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(_MIXED)), name=st.sampled_from(list(NAMED_PATTERNS)),
+       reference=st.sampled_from(["tiktoken", "tokenizers", "regex"]))
+def test_ascii_version_reads_common_punctuation_as_the_unicode_pattern(text: str, name: str, reference: str) -> None:
+    pretokenizer = Pretokenizer(name, reference)  # type: ignore[arg-type]
+    assert pretokenizer.pieces(text) == [chunk.text for chunk in pretokenizer.chunks(text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(runs=st.lists(st.tuples(st.integers(0, 700), st.text(alphabet=st.sampled_from(_MIXED), max_size=8)),
+                     max_size=12),
+       name=st.sampled_from(["gpt2", "cl100k", "o200k"]), block=st.sampled_from([64, 300, 1000]))
+def test_windows_cut_around_rare_letters_give_the_pieces_of_the_whole_text(
+        runs: list[tuple[int, str]], name: str, block: int) -> None:
+    """Long ASCII runs between rare characters: windows end before and after them."""
+    text = "".join("the cat, " * (length // 9) + rare for length, rare in runs)
+    pretokenizer = Pretokenizer(name, "tiktoken")
+    assert [p for window in pretokenizer.iter_pieces(text, block) for p in window] == \
+        [chunk.text for chunk in pretokenizer.chunks(text)]
+
+
+@pytest.mark.parametrize("reference", ["tiktoken", "tokenizers", "regex"])
+@pytest.mark.parametrize("name", list(NAMED_PATTERNS))
+def test_every_character_the_ascii_version_reads_is_read_right(name: str, reference: str) -> None:
+    """Each of the thousands of characters the fast path takes, beside letters, digits, spaces,
+    apostrophes and line ends: the chunks of the Unicode pattern."""
+    from explorer.core.unicode_classes import outside_classes
+
+    pretokenizer = Pretokenizer(name, reference)  # type: ignore[arg-type]
+    text = "".join(f"{c}a'{c}s {c}{c}1{c}\n{c} " for c in outside_classes(pretokenizer.reference, pretokenizer.classes))
+    assert pretokenizer._ascii_reads(text)
+    assert pretokenizer.pieces(text) == [chunk.text for chunk in pretokenizer.chunks(text)]
+
+
+def test_outside_classes_leaves_out_every_member() -> None:
+    from explorer.core.unicode_classes import member, outside_classes
+
+    classes = Pretokenizer("o200k", "tiktoken").classes
+    outside = outside_classes("tiktoken", classes)
+    assert "“" in outside and "─" in outside and "é" not in outside and "\u00a0" not in outside
+    assert not [c for c in outside for name in classes if member(c, name, "tiktoken")]

@@ -213,3 +213,16 @@ def test_core_bpe_of_a_rank_file_follows_tiktoken(seed: int, text: str) -> None:
     if word:  # the encode trace ends in the ids of the chunk
         steps = ours.trace(word)
         assert (list(steps[-1].ids) if steps else ours.as_bpe().byte_tokens(word)) == theirs.encode_ordinary(word.decode())
+
+
+def test_a_chunk_that_is_a_token_is_taken_whole_as_tiktoken_does(tmp_path: Path) -> None:
+    """`abcd` is a token that no merge builds (`bc` is the only other one): tiktoken looks a
+    chunk up whole before merging, and so does the built-in encoder over the recovered merges."""
+    import base64
+
+    tokens = [bytes([b]) for b in range(256)] + [b"bc", b"abcd"]
+    path = tmp_path / "unreachable.tiktoken"
+    path.write_bytes(b"".join(base64.b64encode(t) + b" %d\n" % rank for rank, t in enumerate(tokens)))
+    tokenizer = TiktokenTokenizer.from_file(path, pattern="gpt2")
+    assert tokenizer.encode("abcd xbcd") == [257, 32, 120, 256, 100]  # tiktoken's own ids
+    assert tokenizer.as_bpe().encode("abcd xbcd") == tokenizer.encode("abcd xbcd")

@@ -11,7 +11,7 @@ import unicodedata
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontMetrics, QTextOption
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QGroupBox, QLineEdit, QVBoxLayout, QWidget
 
 from explorer.core.demo_sentence import DEFAULT_SENTENCE, SentenceTokens
