@@ -225,7 +225,8 @@ class Workers(QObject):
         """Called on the job's thread as it ends. The job is let go of on the GUI thread, after the
         signals it has just emitted: dropped here, a job nobody else holds would be destroyed with
         its `finished` or `failed` still queued, and that signal would never arrive."""
-        self._ended.emit(job)
+        if shiboken6.isValid(self):  # at exit the Workers object may already be gone
+            self._ended.emit(job)
 
     def _release(self, job: Job) -> None:
         with self._lock:

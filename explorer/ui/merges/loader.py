@@ -17,6 +17,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from shiboken6 import isValid
 
 from explorer.core.audit import Audit, audit_vocabulary
 from explorer.core.merges import MergeForest
@@ -204,6 +205,8 @@ class VocabLoader(QObject):
         return job
 
     def _job_done(self, name: str, job: Job) -> None:
+        if not isValid(self):  # the window closed: a cancelled job's signal outlived its loader
+            return
         if self.jobs.get(name) is job:
             del self.jobs[name]
         if not self.busy:
