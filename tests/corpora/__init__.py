@@ -1,6 +1,6 @@
 """Seeded corpora for the tests: English prose, Python-like code and multilingual text of any size.
 
-A fresh clone has no ../shared corpora (only the benchmarks use those), so the parity tests make
+A fresh clone has no big corpora beside it (only the benchmarks use those), so the parity tests make
 their own text here. Words come from Zipf-distributed lexicons (thousands of distinct words, a few
 very frequent ones), so BPE meets real ties and real merges; lines carry the edges real text has:
 CRLF, tabs, long runs of spaces, digits, contractions, combining marks, emoji, seven scripts.
