@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,13 @@ def test_a_bad_messages_file_is_one_line(tmp_path: Path, document: str | bytes, 
     done = run("chat", "--tokenizer", "cl100k_base", "--messages", write(tmp_path, document), "--template", "chatml")
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_fifo_as_messages_file_is_refused_unread(tmp_path: Path) -> None:
+    fifo = tmp_path / "messages.json"
+    os.mkfifo(fifo)  # reading it would wait for a writer for ever
+    refused = run("chat", "--tokenizer", "cl100k_base", "--messages", str(fifo))
+    assert refused.returncode == 1 and "messages.json: not a regular file" in refused.stderr
 
 
 def test_missing_file_unknown_template_and_no_default(tmp_path: Path) -> None:

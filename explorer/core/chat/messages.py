@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from explorer.core.errors import ChatError
+from explorer.core.corpus import read_text_file
+from explorer.core.errors import ChatError, CorpusError
 
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -64,16 +64,10 @@ def parse_messages(document: Any, source: str = "messages") -> list[Message]:
 
 def load_messages(path: str | os.PathLike[str]) -> list[Message]:
     """The messages in a JSON file; a missing, non-UTF-8 or broken file is one clear ChatError."""
-    try:
-        text = Path(path).read_bytes().decode("utf-8-sig")  # a BOM from a Windows editor is not JSON
-    except FileNotFoundError:
-        raise ChatError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ChatError(f"{path}: is a folder, not a messages file") from None
-    except UnicodeDecodeError as exc:
-        raise ChatError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise ChatError(f"{path}: {exc.strerror or exc}") from None
+    try:  # refuses a FIFO or device unread, a NUL byte or invalid UTF-8 with its offset
+        text = read_text_file(path).removeprefix("\ufeff")  # a BOM from a Windows editor is not JSON
+    except CorpusError as exc:
+        raise ChatError(str(exc)) from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
