@@ -18,15 +18,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+
+import child_jobs  # noqa: E402 (beside this script)
 PATTERN = "cl100k"
 REPEAT = 3
 
@@ -122,16 +123,8 @@ def _encode(tokenizer_file: str, corpus: str) -> dict[str, object]:
 JOBS = {"train-ours": _train_ours, "train-hf": _train_hf}
 
 
-def run_job(*args: str) -> tuple[dict[str, object], float]:
-    """Run a job in a child process; return its JSON result and its peak memory in MB."""
-    env = dict(os.environ, RAYON_NUM_THREADS="1")
-    process = subprocess.Popen([sys.executable, __file__, "--job", *args], stdout=subprocess.PIPE, env=env, cwd=REPO)
-    assert process.stdout is not None
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    if status != 0:
-        raise SystemExit(f"job {args} failed")
-    return json.loads(output), usage.ru_maxrss / 1024
+def run_job(*args: str) -> tuple[dict[str, Any], float]:
+    return child_jobs.run_job(__file__, *args, threads="1")  # HF on one thread, as ours
 
 
 def main() -> None:

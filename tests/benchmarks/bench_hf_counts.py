@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -29,6 +28,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+
+import child_jobs  # noqa: E402 (beside this script)
 PATTERN = "cl100k"
 
 
@@ -92,16 +93,8 @@ def _engine(path: str, vocab: int) -> dict[str, float]:
 JOBS = {"hf": _hf_own, "engine": _engine}
 
 
-def run_job(*args: str) -> tuple[dict[str, float], float]:
-    """Run a job in a child process; return its JSON result and its peak memory in MB."""
-    env = dict(os.environ, RAYON_NUM_THREADS=os.environ.get("RAYON_NUM_THREADS", "1"))
-    process = subprocess.Popen([sys.executable, __file__, "--job", *args], stdout=subprocess.PIPE, env=env, cwd=REPO)
-    assert process.stdout is not None
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    if status != 0:
-        raise SystemExit(f"job {args} failed")
-    return json.loads(output), usage.ru_maxrss / 1024
+def run_job(*args: str) -> tuple[dict[str, Any], float]:
+    return child_jobs.run_job(__file__, *args)
 
 
 def main() -> None:
