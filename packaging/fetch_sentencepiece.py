@@ -26,9 +26,8 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "packaging"))
 from explorer.core.files import write_atomic  # noqa: E402
 from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS  # noqa: E402
-from fetch_encodings import FetchError, pip_download  # noqa: E402
+from fetch_encodings import MISTRAL_COMMON_VERSION, FetchError, pip_download  # noqa: E402  (one pinned version)
 
-MISTRAL_COMMON_VERSION = "1.13.1"
 DEFAULT_OUT = REPO / "resources" / "sentencepiece"
 LICENSE = (REPO / "resources" / "encodings" / "licenses" / "mistral-common-LICENSE.txt",
            f"mistral_common-{MISTRAL_COMMON_VERSION}.dist-info/licenses/LICENSE")
