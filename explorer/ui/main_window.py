@@ -56,6 +56,10 @@ def create_pane(session: Session, name: str, title: str, hint: str) -> Pane:
 # How long closing the window waits for workers to stop: a thread still inside one long step
 # finishes it after the window has gone (the app waits for it before exiting).
 CLOSE_WAIT_MS = 150
+# Between the steps of building a pane in the background: a zero-delay timer can run in the same
+# pass of the event loop as the step that started it, and two steps back to back (build, then lay
+# out) froze the window for their sum; this leaves a repaint and a key press room in between.
+STEP_PAUSE_MS = 15
 
 
 def prepare_pane(name: str) -> None:
@@ -67,7 +71,7 @@ def prepare_pane(name: str) -> None:
         from explorer.core.chars import script_of, scripts_used_with
 
         script_of("a")
-        scripts_used_with("a")
+        scripts_used_with(" ")  # a Common character: compiles the Script_Extensions patterns (a Latin one does not)
 
 
 class _Panes(dict[str, Pane]):
@@ -160,7 +164,7 @@ class MainWindow(QMainWindow):
             return
         if name not in self.panes:
             self.panes[name]  # noqa: B018
-        QTimer.singleShot(0, lambda: self._lay_out_hidden(name))
+        QTimer.singleShot(STEP_PAUSE_MS, lambda: self._lay_out_hidden(name))
 
     def _lay_out_hidden(self, name: str) -> None:
         """Polish, lay out and paint a pane that is not shown, at the size it will be shown at:
@@ -172,7 +176,7 @@ class MainWindow(QMainWindow):
             slot.ensurePolished()
             slot.layout().activate()
             slot.grab()
-        QTimer.singleShot(0, self._prepare_next_pane)
+        QTimer.singleShot(STEP_PAUSE_MS, self._prepare_next_pane)
 
     def _on_tabs_current_changed(self, index: int) -> None:
         name = PANE_NAMES[index] if 0 <= index < len(PANE_NAMES) else ""
