@@ -16,7 +16,7 @@ from PySide6.QtGui import QFont
 from explorer.core.plural import plural
 from explorer.core.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.settings import Settings
-from explorer.ui.theme import BASE_POINT_SIZE, text_font
+from explorer.ui.theme import BASE_POINT_SIZE, text_font, use_palette
 from explorer.ui.workers import Job, Workers
 
 TRAINED_PREFIX = "trained:"
@@ -53,6 +53,7 @@ class Session(QObject):
         self.point_size = self.settings.font_size or BASE_POINT_SIZE
         self.dark = False
         self.palette = self.settings.palette  # token colours: 'default' or 'colour-blind'
+        use_palette(self.palette)
 
     # Tokenizers
 
@@ -161,6 +162,7 @@ class Session(QObject):
         """Token colours from `palette` ('default' or 'colour-blind'); panes recolour as for a theme change."""
         self.palette = palette
         self.settings.palette = palette
+        use_palette(palette)
         self.theme_changed.emit(self.dark)
 
     def post_error(self, title: str, message: str) -> None:
