@@ -69,3 +69,29 @@ def test_preparing_the_bytes_pane_compiles_the_script_tables_off_the_gui_thread(
     chars._extension_patterns.cache_clear()
     prepare_pane("bytes")
     assert chars._extension_patterns.cache_info().currsize == 1
+
+
+def test_panes_are_built_in_the_background_only_while_no_worker_thread_is_busy(
+        qtbot: QtBot, session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker thread busy in Python takes the interpreter lock between the GUI thread's calls:
+    a build step run beside it froze the window about twice as long, so the step waits for it."""
+    import time
+
+    from explorer.ui import main_window
+
+    monkeypatch.setattr(main_window, "QUIET_WAIT_MS", 60_000, raising=False)
+
+    def busy() -> object:
+        while True:
+            time.sleep(0.01)
+            yield 1
+
+    window = main_window.MainWindow(session, first_pane="tokens")
+    qtbot.addWidget(window)
+    window.show()
+    job = session.workers.start("busy", busy)
+    qtbot.wait(1500)  # the first background pane is prepared after 300 ms, then waits
+    assert set(window.panes) == {"tokens"}
+    job.cancel()
+    qtbot.waitUntil(lambda: "corpus" in window.panes, timeout=10_000)
+    session.unsaved.clear()
