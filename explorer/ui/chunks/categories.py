@@ -2,8 +2,9 @@
 
 Colours follow the label of the alternative that matched ("letters"), not its position in the
 pattern: GPT-2's first alternative is the contraction, GPT-4o's the letters, yet side by side
-both show letters in the same colour. The hues are Okabe-Ito (colour-blind safe) and Paul Tol's
-muted ones, mixed towards the background so the text on them stays readable.
+both show letters in the same colour. The hues come from the View menu's palette (explorer.ui.theme
+KIND_HUES: Okabe-Ito and Paul Tol's muted ones in the colour-blind palette), mixed towards the
+background so the text on them stays readable.
 """
 
 from __future__ import annotations
