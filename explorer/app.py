@@ -26,6 +26,9 @@ def _process_age() -> float:
 
 
 _IMPORTED = time.perf_counter()
+# How long the window waits, once built, for the last tokenizer before it shows without it (a big
+# tokenizer.json takes seconds: the window then shows and the Tokens pane says it is loading).
+FIRST_TOKENIZER_WAIT_SECONDS = 1.0
 
 
 def no_display_reason() -> str | None:
@@ -114,8 +117,17 @@ def open_main_window(args: Sequence[str] = (), tour: bool = True) -> tuple[Any, 
             session.set_dark(is_dark("system"))
 
     QGuiApplication.styleHints().colorSchemeChanged.connect(follow_system)
+    # The last tokenizer loads on a worker while the window is built, and the window shows once it
+    # is there: building tiktoken's encoder holds the interpreter lock for 0.1-0.2 s (its Rust
+    # constructor does not let go of it), which after the first paint would freeze the window.
+    first = session.load_tokenizer(settings.last_tokenizer or "o200k_base")
+    app.processEvents()  # jobs start on the next event-loop turn: this one
+    started = time.perf_counter()
     window = MainWindow(session)
     install_excepthook(session, window)
+    if first is not None:
+        first.wait(max(0.0, FIRST_TOKENIZER_WAIT_SECONDS - (time.perf_counter() - started)))
+        app.processEvents()  # delivers the loaded tokenizer: the Tokens pane encodes its prompt now
     window.show()
     if session.corpus is None:  # a corpus ready to train on, from the first second
         session.set_corpus(Corpus(tuple(s for s in sample_sources() if not s.whole)))
@@ -124,7 +136,6 @@ def open_main_window(args: Sequence[str] = (), tour: bool = True) -> tuple[Any, 
     restored = restore_recovery(session)
     if restored:
         session.status_posted.emit("Recovered after a crash: " + ", ".join(restored))
-    session.load_tokenizer(settings.last_tokenizer or "o200k_base")
     app.aboutToQuit.connect(release_clipboard)
     return app, session, window
 

@@ -18,7 +18,7 @@ from explorer.ui.pane import Pane, PlaceholderPane
 from explorer.ui.picker import TokenizerPicker
 from explorer.ui.session import Session
 from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme, is_dark
-from explorer.ui.workers import failure_message
+from explorer.ui.workers import ProcessJob, failure_message
 
 # (name, title, what its empty state says until the pane exists)
 PANES = [
@@ -56,6 +56,14 @@ def create_pane(session: Session, name: str, title: str, hint: str) -> Pane:
 # How long closing the window waits for workers to stop: a thread still inside one long step
 # finishes it after the window has gone (the app waits for it before exiting).
 CLOSE_WAIT_MS = 150
+# Between the steps of building a pane in the background: a zero-delay timer can run in the same
+# pass of the event loop as the step that started it, and two steps back to back (build, then lay
+# out) froze the window for their sum; this leaves a repaint and a key press room in between.
+STEP_PAUSE_MS = 15
+# A step also waits, up to QUIET_WAIT_MS, until no worker thread runs: a thread busy in Python
+# (the merge forest, the findings, a vocabulary read) takes the interpreter lock between the GUI
+# thread's calls into Python and doubled how long a build step froze the window.
+QUIET_POLL_MS, QUIET_WAIT_MS = 40, 1500
 
 
 def prepare_pane(name: str) -> None:
@@ -67,7 +75,7 @@ def prepare_pane(name: str) -> None:
         from explorer.core.chars import script_of, scripts_used_with
 
         script_of("a")
-        scripts_used_with("a")
+        scripts_used_with(" ")  # a Common character: compiles the Script_Extensions patterns (a Latin one does not)
 
 
 class _Panes(dict[str, Pane]):
@@ -152,7 +160,16 @@ class MainWindow(QMainWindow):
         job.connect("failed", self._on_prepare_job_ended)  # built anyway: the pane then says what failed
 
     def _on_prepare_job_ended(self, _job: object, _value: object = None) -> None:
-        QTimer.singleShot(0, self._build_prepared_pane)
+        QTimer.singleShot(0, lambda: self._when_quiet(self._build_prepared_pane))
+
+    def _when_quiet(self, step: Callable[[], None], waited: int = 0) -> None:
+        """Run `step` once no worker thread is busy (child processes do not count), or after
+        QUIET_WAIT_MS at most: a job that runs for long must not keep the panes from being built."""
+        busy = any(not isinstance(job, ProcessJob) for job in self.session.workers.running)
+        if busy and waited < QUIET_WAIT_MS and not self._closing:
+            QTimer.singleShot(QUIET_POLL_MS, lambda: self._when_quiet(step, waited + QUIET_POLL_MS))
+            return
+        step()
 
     def _build_prepared_pane(self) -> None:
         name = self._preparing
@@ -160,7 +177,7 @@ class MainWindow(QMainWindow):
             return
         if name not in self.panes:
             self.panes[name]  # noqa: B018
-        QTimer.singleShot(0, lambda: self._lay_out_hidden(name))
+        QTimer.singleShot(STEP_PAUSE_MS, lambda: self._when_quiet(lambda: self._lay_out_hidden(name)))
 
     def _lay_out_hidden(self, name: str) -> None:
         """Polish, lay out and paint a pane that is not shown, at the size it will be shown at:
@@ -172,7 +189,7 @@ class MainWindow(QMainWindow):
             slot.ensurePolished()
             slot.layout().activate()
             slot.grab()
-        QTimer.singleShot(0, self._prepare_next_pane)
+        QTimer.singleShot(STEP_PAUSE_MS, self._prepare_next_pane)
 
     def _on_tabs_current_changed(self, index: int) -> None:
         name = PANE_NAMES[index] if 0 <= index < len(PANE_NAMES) else ""

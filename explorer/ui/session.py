@@ -16,8 +16,8 @@ from PySide6.QtGui import QFont
 from explorer.core.plural import plural
 from explorer.core.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.settings import Settings
-from explorer.ui.theme import BASE_POINT_SIZE, text_font
-from explorer.ui.workers import Workers
+from explorer.ui.theme import BASE_POINT_SIZE, text_font, use_palette
+from explorer.ui.workers import Job, Workers
 
 TRAINED_PREFIX = "trained:"
 
@@ -53,19 +53,22 @@ class Session(QObject):
         self.point_size = self.settings.font_size or BASE_POINT_SIZE
         self.dark = False
         self.palette = self.settings.palette  # token colours: 'default' or 'colour-blind'
+        use_palette(self.palette)
 
     # Tokenizers
 
-    def load_tokenizer(self, spec: str) -> None:
-        """Load `spec` (a bundled name, a file, `hf:MODEL`, `trained:NAME`) off the GUI thread."""
+    def load_tokenizer(self, spec: str) -> Job | None:
+        """Load `spec` (a bundled name, a file, `hf:MODEL`, `trained:NAME`) off the GUI thread; the
+        loading job (None for a tokenizer already at hand, set at once)."""
         if spec.startswith(TRAINED_PREFIX) and spec[len(TRAINED_PREFIX):] in self.trained:
             self.set_tokenizer(self.trained[spec[len(TRAINED_PREFIX):]], spec)
-            return
+            return None
         from explorer.core.load import load_tokenizer
 
         job = self.workers.start_call(f"loading {spec}", lambda: load_tokenizer(spec), key="tokenizer")
         job.finished.connect(lambda tokenizer: self.set_tokenizer(tokenizer, spec))
         job.failed.connect(lambda message: self._on_load_failed(spec, message))
+        return job
 
     def fetch_tokenizer(self, spec: str, on_loaded: Callable[[Tokenizer], None], key: str | None = None) -> None:
         """Load `spec` off the GUI thread without making it current (compare views); cached by spec."""
@@ -159,6 +162,7 @@ class Session(QObject):
         """Token colours from `palette` ('default' or 'colour-blind'); panes recolour as for a theme change."""
         self.palette = palette
         self.settings.palette = palette
+        use_palette(palette)
         self.theme_changed.emit(self.dark)
 
     def post_error(self, title: str, message: str) -> None:

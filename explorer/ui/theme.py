@@ -25,6 +25,18 @@ PALETTES: dict[tuple[str, bool], list[str]] = {
     ("colour-blind", True): ["#7a5200", "#2f6380", "#00573f", "#5b5719", "#004a74", "#8c3300", "#663c54", "#363636"],
 }
 PALETTE_NAMES = ("default", "colour-blind")
+# Hues for kinds of things that are not tokens (a chunk's category in Chunks, a script's share in
+# Corpus), by role, in each palette. Both panes ask kind_hue() with the View menu's palette. The
+# colour-blind one is Okabe-Ito with Paul Tol's muted cyan, teal and sand; the default one the
+# same roles in the default token palette's hues (its red and green are the pair it gives up).
+KIND_HUES: dict[str, dict[str, str]] = {
+    "default": {"blue": "#42A5F5", "cyan": "#80DEEA", "navy": "#1565C0", "orange": "#FB8C00", "green": "#43A047",
+                "yellow": "#FDD835", "teal": "#26A69A", "grey": "#9E9E9E", "red": "#E53935", "purple": "#AB47BC",
+                "sand": "#D4B483"},
+    "colour-blind": {"blue": "#56B4E9", "cyan": "#88CCEE", "navy": "#0072B2", "orange": "#E69F00",
+                     "green": "#009E73", "yellow": "#F0E442", "teal": "#44AA99", "grey": "#999999",
+                     "red": "#D55E00", "purple": "#CC79A7", "sand": "#DDCC77"},
+}
 # The colours text and the page take in each theme (apply_theme uses the same).
 TEXT = {False: "#1f1f1f", True: "#e8eaed"}
 BASE = {False: "#ffffff", True: "#17181a"}
@@ -41,14 +53,45 @@ def is_dark(theme: str) -> bool:
     return hints.colorScheme() == Qt.ColorScheme.Dark
 
 
-def token_colors(dark: bool, palette: str = "default") -> list[QColor]:
-    """Background colours for tokens: tints in light mode, deep shades in dark mode."""
-    return [QColor(c) for c in PALETTES[(palette if palette in PALETTE_NAMES else "default", dark)]]
+def use_palette(palette: str) -> None:
+    """Make `palette` the one every token colour comes from unless a caller names another: the
+    Session calls it as the View menu changes (as apply_theme records the theme for current_is_dark)."""
+    app = QApplication.instance()
+    if app is not None:
+        app.setProperty("explorer_palette", palette)
 
 
-def token_color(token_id: int, dark: bool, palette: str = "default") -> QColor:
-    """Stable per id; the multiplier spreads neighbouring ids over the palette."""
-    colors = PALETTES[(palette if palette in PALETTE_NAMES else "default", dark)]
+def current_palette() -> str:
+    app = QApplication.instance()
+    name = app.property("explorer_palette") if app is not None else None
+    return name if name in PALETTE_NAMES else "default"
+
+
+def _palette_key(palette: str | None, dark: bool) -> tuple[str, bool]:
+    name = current_palette() if palette is None else palette
+    return (name if name in PALETTE_NAMES else "default", dark)
+
+
+def kind_hue(role: str, palette: str | None = None) -> QColor:
+    """The hue of `role` (a key of KIND_HUES' palettes) in `palette`, by default the View menu's."""
+    return QColor(KIND_HUES[_palette_key(palette, False)[0]][role])
+
+
+def kind_hues(palette: str | None = None) -> list[QColor]:
+    """Every hue of `palette`, for kinds without a role of their own (rarer scripts)."""
+    return [QColor(hue) for hue in KIND_HUES[_palette_key(palette, False)[0]].values()]
+
+
+def token_colors(dark: bool, palette: str | None = None) -> list[QColor]:
+    """Background colours for tokens: tints in light mode, deep shades in dark mode; from
+    `palette`, by default the one chosen in the View menu."""
+    return [QColor(c) for c in PALETTES[_palette_key(palette, dark)]]
+
+
+def token_color(token_id: int, dark: bool, palette: str | None = None) -> QColor:
+    """Stable per id; the multiplier spreads neighbouring ids over the palette (by default the
+    one chosen in the View menu, so every pane colours a token alike)."""
+    colors = PALETTES[_palette_key(palette, dark)]
     return QColor(colors[(token_id * 2654435761 >> 7) % len(colors)])
 
 

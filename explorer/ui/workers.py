@@ -75,6 +75,7 @@ class Job(QObject):
         self._cancel = threading.Event()
         self._running = threading.Event()
         self._running.set()
+        self._ended = threading.Event()
         self.done = False
 
     def cancel(self) -> None:
@@ -86,6 +87,15 @@ class Job(QObject):
 
     def resume(self) -> None:
         self._running.set()
+
+    def wait(self, seconds: float) -> bool:
+        """Block up to `seconds` for the job to end; True if it did. Its signals still arrive
+        through the event loop. For start-up only, before the window shows (see explorer.app)."""
+        return self._ended.wait(seconds)
+
+    def _end(self) -> None:
+        self.done = True
+        self._ended.set()
 
     def connect(self, signal_name: str, method: Callable[..., object]) -> None:
         """Call the bound `method(job, *args)` when this job's `signal_name` fires.
@@ -156,7 +166,7 @@ class _Runner(QRunnable):
         except Exception as exc:  # a bug: show it rather than lose it silently
             job.failed.emit(f"{job.name} failed unexpectedly: {exc!r}\n\n{traceback.format_exc(limit=6)}")
         finally:
-            job.done = True
+            job._end()
             self.on_done(job)
 
 
@@ -361,7 +371,7 @@ class _ProcessRunner(QRunnable):
             if process.is_alive():
                 process.kill()
                 process.join(1.0)
-            job.done = True
+            job._end()
             self.on_done(job)
 
     def _relay(self, process: multiprocessing.process.BaseProcess, results: Connection) -> None:

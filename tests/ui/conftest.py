@@ -10,6 +10,7 @@ from PySide6.QtCore import QSettings
 
 from explorer.ui.session import Session
 from explorer.ui.settings import Settings
+from explorer.ui.theme import use_palette
 from explorer.ui.tokens.export_button import release_clipboard
 
 
@@ -25,6 +26,7 @@ def isolated_settings(tmp_path: Path) -> Iterator[None]:
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
     yield
+    use_palette("default")  # the View menu's palette is the app's: a test that changed it leaves none behind
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 from PySide6.QtGui import QColor
 
-from explorer.ui.theme import token_color
+from explorer.ui.theme import current_palette, token_color
 
 # (light, dark) per role; payload bits use the normal text colour.
 _ROLE_COLORS = {
@@ -51,7 +51,12 @@ def legend_html(dark: bool) -> str:
     return " &nbsp;·&nbsp; ".join(parts)
 
 
-@lru_cache(maxsize=8192)
 def token_color_name(token_id: int, dark: bool) -> str:
-    """The theme's token colour as '#rrggbb', cached: a stream repaints every token on every step."""
-    return token_color(token_id, dark).name()
+    """The theme's token colour as '#rrggbb' in the palette chosen in the View menu."""
+    return _color_name(token_id, dark, current_palette())
+
+
+@lru_cache(maxsize=8192)
+def _color_name(token_id: int, dark: bool, palette: str) -> str:
+    """Cached: a stream repaints every token on every step."""
+    return token_color(token_id, dark, palette).name()

@@ -2,8 +2,9 @@
 
 Colours follow the label of the alternative that matched ("letters"), not its position in the
 pattern: GPT-2's first alternative is the contraction, GPT-4o's the letters, yet side by side
-both show letters in the same colour. The hues are Okabe-Ito (colour-blind safe) and Paul Tol's
-muted ones, mixed towards the background so the text on them stays readable.
+both show letters in the same colour. The hues come from the View menu's palette (explorer.ui.theme
+KIND_HUES: Okabe-Ito and Paul Tol's muted ones in the colour-blind palette), mixed towards the
+background so the text on them stays readable.
 """
 
 from __future__ import annotations
@@ -14,20 +15,22 @@ import zlib
 from PySide6.QtGui import QColor
 
 from explorer.core.pretokenize import GAP_LABEL
+from explorer.ui.theme import kind_hue
 
-# (label as describe_alternative names it, hue, tag drawn in the box): in the shared legend's order.
+# (label as describe_alternative names it, hue's role in explorer.ui.theme.KIND_HUES, tag drawn in
+# the box): in the shared legend's order.
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
-    ("letters", "#56B4E9", "L"),
-    ("letters, lower-case end", "#88CCEE", "Ll"),
-    ("letters, upper-case", "#0072B2", "Lu"),
-    ("contraction", "#E69F00", "'"),
-    ("digits", "#009E73", "N"),
-    ("punctuation", "#F0E442", "P"),
-    ("spaces before a word", "#44AA99", "S"),
-    ("whitespace", "#999999", "W"),
-    ("trailing whitespace", "#D55E00", "T"),
-    ("newlines", "#CC79A7", "NL"),
-    ("whole text", "#DDCC77", "*"),
+    ("letters", "blue", "L"),
+    ("letters, lower-case end", "cyan", "Ll"),
+    ("letters, upper-case", "navy", "Lu"),
+    ("contraction", "orange", "'"),
+    ("digits", "green", "N"),
+    ("punctuation", "yellow", "P"),
+    ("spaces before a word", "teal", "S"),
+    ("whitespace", "grey", "W"),
+    ("trailing whitespace", "red", "T"),
+    ("newlines", "purple", "NL"),
+    ("whole text", "sand", "*"),
 )
 _HUES = {label: hue for label, hue, _ in CATEGORIES}
 _TAGS = {label: tag for label, _, tag in CATEGORIES}
@@ -44,8 +47,9 @@ def _mix(color: QColor, other: QColor, amount: float) -> QColor:
 
 
 def hue(label: str) -> QColor:
+    """In the palette chosen in the View menu (explorer.ui.theme)."""
     if label in _HUES:
-        return QColor(_HUES[label])
+        return kind_hue(_HUES[label])
     return QColor(_OTHER_HUES[zlib.crc32(label.encode("utf-8")) % len(_OTHER_HUES)])
 
 

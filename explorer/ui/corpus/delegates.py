@@ -8,24 +8,25 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from explorer.core.script_stats import SCRIPT_NAMES, script_shares
 from explorer.ui.corpus.models import FractionRole, ScriptsRole
-from explorer.ui.theme import OKABE_ITO
+from explorer.ui.theme import kind_hue, kind_hues
 
 BAR_WIDTH = 90
 TEXT_MARGIN = 4  # right of the text
 
 
-# The scripts a corpus usually mixes get distinct colours of the colour-blind-safe palette (the text
-# beside the bar names them too); rarer ones share the rest.
-_COLORS = {"Latin": "#E69F00", "Devanagari": "#D55E00", "Hangul": "#CC79A7", "Arabic": "#009E73",
-           "CJK": "#0072B2", "Cyrillic": "#56B4E9", "Greek": "#F0E442", "Hebrew": "#999999"}
+# The scripts a corpus usually mixes get distinct hues of the View menu's palette (the text beside
+# the bar names them too); rarer ones share the rest, darker.
+_ROLES = {"Latin": "orange", "Devanagari": "red", "Hangul": "purple", "Arabic": "green",
+          "CJK": "navy", "Cyrillic": "blue", "Greek": "yellow", "Hebrew": "grey"}
 
 
 def script_color(name: str) -> QColor:
-    """A stable colour per script."""
-    if name in _COLORS:
-        return QColor(_COLORS[name])
+    """A stable colour per script, in the palette chosen in the View menu (explorer.ui.theme)."""
+    if name in _ROLES:
+        return kind_hue(_ROLES[name])
     index = SCRIPT_NAMES.index(name) if name in SCRIPT_NAMES else 0
-    return QColor(OKABE_ITO[index % len(OKABE_ITO)]).darker(130)
+    hues = kind_hues()
+    return hues[index % len(hues)].darker(130)
 
 
 class ScriptsDelegate(QStyledItemDelegate):

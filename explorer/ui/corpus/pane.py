@@ -50,6 +50,7 @@ class CorpusPane(Pane):
         self._build()
         session.corpus_changed.connect(self._on_session_corpus_changed)
         session.font_changed.connect(lambda font: self.table.setFont(font))
+        session.theme_changed.connect(lambda _dark: self.table.viewport().update())  # the script bars' palette
         self._on_session_corpus_changed(session.corpus)
         self._update_view()
         self.set_content(self.content)

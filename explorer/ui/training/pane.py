@@ -27,7 +27,7 @@ from explorer.ui.training.naming import default_name
 from explorer.ui.training.model import (
     APPLIED_COUNT_HELP, COLUMNS, COUNT, ID, LEFT, NEW, PAIR_COUNT_HELP, RANK, RIGHT, TIE, MergesModel)
 from explorer.ui.training.demo import LiveSentence
-from explorer.ui.training.plots import SWEEP_SIZES, PlotsPanel, vocab_size_after
+from explorer.ui.training.plots import SWEEP_SIZES, PlotsPanel, TrainingPlots, vocab_size_after
 from explorer.ui.progress import ProgressBar
 from explorer.ui.training.result_box import ResultBox
 from explorer.ui.training.compare_view import RulesCompareView
@@ -68,6 +68,10 @@ class TrainingPane(Pane):
         self._on_session_corpus_changed(session.corpus)
         self._update_controls()
         self.set_content(self.content)
+
+    @property
+    def plots(self) -> TrainingPlots:
+        return self.plots_panel.plots
 
     # Building
 
@@ -122,7 +126,6 @@ class TrainingPane(Pane):
         self.demo = LiveSentence(self.model)
         plots_layout.addWidget(self.demo)
         self.plots_panel = PlotsPanel()
-        self.plots = self.plots_panel.plots
         plots_layout.addWidget(self.plots_panel, 1)
         split.addWidget(plots_box)
         split.setStretchFactor(0, 1)
@@ -530,13 +533,13 @@ class TrainingPane(Pane):
         # Two lines, always: a status line that changes height re-lays out the plots below it,
         # and laying out pyqtgraph is the slowest thing a repaint can do.
         self.status.setFixedHeight(QFontMetrics(status_font).lineSpacing() * 2 + 6)
-        self.plots.set_font_size(font.pointSize())
+        self.plots_panel.set_font_size(font.pointSize())
         self.demo.set_text_font(font)
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         self.model.set_highlight(QColor("#6b5800" if dark else "#ffe680"))
         self.demo.set_dark(dark, self.session.palette)
-        self.plots.set_dark(dark)
+        self.plots_panel.set_dark(dark)
         self.table.viewport().update()
 
     def _on_table_current_row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QStackedWidget, QWidget
 
@@ -25,6 +26,7 @@ EMPTY_HINT = ("Bytes per token as merges are learned, how often each new merge w
               "1K, 2K, 4K ... vocabulary sizes: they start with the first merge.")
 SWEEP_HINT = ("A point appears as the run passes 1K, 2K, 4K ... (Sweep 1K-32K trains once to 32K: "
               "smaller vocabularies are its prefixes)")
+BUILD_PLOTS_AFTER_MS = 50  # after the panel, in a turn of their own (see PlotsPanel)
 COUNT_FLOOR = -0.35  # the count axis starts below 1 and ends above its top decade, so both labels fit
 COUNT_HEADROOM = 0.15
 LABEL_GAP = 1.3  # decade labels at least this many label heights apart
@@ -110,7 +112,11 @@ class Series:
 
 
 class PlotsPanel(QStackedWidget):
-    """The plots, or before any merge a message saying what they will show (not empty axes)."""
+    """The plots, or before any merge a message saying what they will show (not empty axes).
+
+    The plots are built in an event-loop turn of their own after the panel (or when first used):
+    three pyqtgraph plots are half the cost of building the Training pane, and in the pane's turn
+    they froze the window for 100-170 ms while it was built in the background at start-up."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -119,16 +125,38 @@ class PlotsPanel(QStackedWidget):
         policy = self.empty.sizePolicy()  # the message wraps to the room it gets, never asks for more
         policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
         self.empty.setSizePolicy(policy)
-        self.plots = TrainingPlots()
         self.addWidget(self.empty)
-        self.addWidget(self.plots)
+        self._plots: TrainingPlots | None = None
+        self._dark = False
+        self._point_size: int | None = None
+        QTimer.singleShot(BUILD_PLOTS_AFTER_MS, self, lambda: self.plots)
+
+    @property
+    def plots(self) -> TrainingPlots:
+        if self._plots is None:
+            self._plots = TrainingPlots()
+            self._plots.set_dark(self._dark)
+            if self._point_size is not None:
+                self._plots.set_font_size(self._point_size)
+            self.addWidget(self._plots)
+        return self._plots
+
+    def set_dark(self, dark: bool) -> None:
+        self._dark = dark
+        if self._plots is not None:
+            self._plots.set_dark(dark)
+
+    def set_font_size(self, point_size: int) -> None:
+        self._point_size = point_size
+        if self._plots is not None:
+            self._plots.set_font_size(point_size)
 
     def show_plots(self, shown: bool) -> None:
         self.setCurrentWidget(self.plots if shown else self.empty)
 
     @property
     def showing_plots(self) -> bool:
-        return self.currentWidget() is self.plots
+        return self._plots is not None and self.currentWidget() is self._plots
 
 
 class TrainingPlots(pg.GraphicsLayoutWidget):
