@@ -12,7 +12,6 @@ from pytestqt.qtbot import QtBot
 
 import explorer.ui.chat.pane as chat_pane
 from explorer.core.chat import Message, encode_chat
-from explorer.core.incremental import SPECIAL
 from explorer.core.load import load_tokenizer
 from explorer.ui.chat.pane import ChatPane
 from explorer.ui.session import Session
@@ -38,7 +37,7 @@ def test_pane_renders_the_conversation_with_the_tokenizers_template(qtbot: QtBot
     view = pane.views[0]
     assert view.ids.tolist() == expected.encoding.ids
     control = [token.control for token in expected.encoding.tokens]
-    assert ((view.flags & SPECIAL) != 0).tolist() == control  # control tokens outlined, no other
+    assert view.control.tolist() == control  # control tokens outlined, no other
     shown = view.toPlainText()
     assert "#1 user" in shown and "template" in shown and "What·is·the·capital·of·France?" in shown
     first_control = next(i for i, t in enumerate(expected.encoding.tokens) if t.control)
@@ -118,7 +117,7 @@ def test_the_result_arrives_from_the_worker_and_is_the_cores(qtbot: QtBot, sessi
     expected = encode_chat(messages, tokenizer, "harmony", True)
     assert pane.results[0].encoding.ids == expected.encoding.ids
     assert pane.views[0].ids.tolist() == expected.encoding.ids  # every chunk reached the view
-    assert ((pane.views[0].flags & SPECIAL) != 0).tolist() == [t.control for t in expected.encoding.tokens]
+    assert pane.views[0].control.tolist() == [t.control for t in expected.encoding.tokens]
 
 
 def test_a_superseded_jobs_result_is_not_shown(qtbot: QtBot, session: Session,

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.core.chat import ChatResult
-from explorer.core.incremental import SPECIAL
 from explorer.core.tokenizer import Tokenizer
-from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, utf16_length
+from explorer.core.incremental import CUTS_END, CUTS_START, TokenFacts
+from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, split_captions, utf16_length
 from explorer.ui.tokens.wrapping import keep_whole
 
 GROUP_TOKENS = 4_000  # tokens per chunk the view inserts in one event-loop turn (about 12,000 characters, 5-15 ms)
@@ -27,7 +27,8 @@ class DisplayChunk:
     """Consecutive tokens' display, and the labels inside its text: (UTF-16 offset in the chunk, length)."""
 
     ids: np.ndarray
-    flags: np.ndarray  # SPECIAL marks a control token (outlined)
+    flags: np.ndarray  # the token view's marks: characters split across tokens (control tokens are outlined apart)
+    control: np.ndarray  # bool per token
     piece: DisplayPiece
     labels: tuple[tuple[int, int], ...] = ()
 
@@ -52,6 +53,10 @@ def chat_display(result: ChatResult, tokenizer: Tokenizer) -> ChatDisplay:
     message_of = np.asarray([-1 if s.message is None else s.message for s in result.prompt.segments], np.int64)
     messages = message_of[tokens.segments]
     builder = DisplayBuilder(tokenizer, False, keep_whole)
+    # a character split across tokens (byte fallback, an emoji's bytes): bracketed, its glyph after its pieces
+    continues = TokenFacts(tokenizer).look_up(ids)[2]
+    flags = (continues * CUTS_START | np.concatenate([continues[1:], [False]]) * CUTS_END).astype(np.uint8)
+    text = result.prompt.text
     row_starts = np.flatnonzero(np.concatenate([[True], messages[1:] != messages[:-1]])).tolist() \
         if len(ids) else []
     chunks: list[DisplayChunk] = []
@@ -67,9 +72,10 @@ def chat_display(result: ChatResult, tokenizer: Tokenizer) -> ChatDisplay:
                 prefix = ("\n" if builder.line else "") + label + "\n"
                 labels = ((utf16_length(prefix) - utf16_length(label) - 1, utf16_length(label)),)
                 builder.line = 0
-            piece = builder.piece(ids[begin:end], following if end < stop else None)
+            captions = split_captions(text, tokens.starts[begin:end], tokens.ends[begin:end], flags[begin:end])
+            piece = builder.piece(ids[begin:end], following if end < stop else None, captions)
             shift = utf16_length(prefix)
-            chunks.append(DisplayChunk(ids[begin:end], np.where(control[begin:end], SPECIAL, 0).astype(np.uint8),
+            chunks.append(DisplayChunk(ids[begin:end], flags[begin:end], control[begin:end],
                                        DisplayPiece(prefix + piece.text, piece.starts + shift, piece.painted,
                                                     piece.length + shift), labels))
     count = int(control.sum())
