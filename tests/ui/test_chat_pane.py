@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 
 import explorer.ui.chat.pane as chat_pane
 from explorer.core.chat import Message, encode_chat
+from explorer.core.incremental import CUTS_END, CUTS_START
 from explorer.core.load import load_tokenizer
 from explorer.ui.chat.pane import ChatPane
 from explorer.ui.session import Session
@@ -178,3 +179,19 @@ def test_a_compared_tokenizer_that_fails_to_load_is_a_message_in_the_pane(qtbot:
     qtbot.waitUntil(lambda: str(broken) in pane.summary.text() or "tokenizer.json" in pane.summary.text(),
                     timeout=20000)
     assert "color:#c0392b" in pane.summary.text()
+
+
+def test_a_character_split_across_tokens_is_bracketed_with_its_glyph(qtbot: QtBot, session: Session) -> None:
+    """As in the Tokens pane: the byte pieces of a character, then the character itself, uncoloured."""
+    pane = ChatPane(session)
+    qtbot.addWidget(pane)
+    tokenizer = load_tokenizer("cl100k_base")
+    session.set_tokenizer(tokenizer, "cl100k_base")
+    pane.editor.set_messages([Message("user", "a \U00013000 b")])  # an Egyptian hieroglyph: byte pieces
+    pane.recompute()
+    rendered(qtbot, pane)
+    view = pane.views[0]
+    assert ((view.flags & CUTS_START) != 0).any() and ((view.flags & CUTS_END) != 0).any()
+    shown = view.toPlainText()
+    assert ">\U00013000" in shown  # the glyph right after its last hex piece
+    assert view.ids.tolist() == encode_chat(pane.editor.messages(), tokenizer, "chatml", True).encoding.ids
