@@ -8,7 +8,7 @@ template error is shown in place of the tokens."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from html import escape
 
 from PySide6.QtCore import Qt, QTimer
@@ -43,10 +43,21 @@ ERROR_STYLE = "color:#c0392b"
 
 
 def render_sides(messages: Sequence[Message], sides: Sequence[tuple[Tokenizer, str | None]],
-                 generation_prompt: bool) -> tuple[ChatComparison, list[ChatDisplay]]:
-    """The worker's part: render and encode each side, and work out what its view shows."""
-    comparison = compare_chats(messages, sides, generation_prompt)
-    return comparison, [chat_display(result, tokenizer) for result, (tokenizer, _) in zip(comparison.results, sides)]
+                 generation_prompt: bool) -> Generator[None, None, tuple[ChatComparison, list[ChatDisplay]]]:
+    """The worker's part: render and encode each side, and work out what its view shows. Yields
+    between the steps, so a job superseded by more typing stops there instead of running on."""
+    results: list[ChatResult] = []
+    labels: list[str] = []
+    for side in sides:
+        one = compare_chats(messages, [side], generation_prompt)
+        results += one.results
+        labels += one.labels
+        yield
+    displays = []
+    for result, (tokenizer, _) in zip(results, sides):
+        displays.append(chat_display(result, tokenizer))
+        yield
+    return ChatComparison(tuple(results), tuple(labels)), displays
 
 
 class ChatPane(Pane):
@@ -201,13 +212,13 @@ class ChatPane(Pane):
         # the second side: another template, another tokenizer (with its own template), or both
         comparing = chosen[1] is not None or other is not None
 
-        def work() -> tuple[ChatComparison, list[ChatDisplay]]:
+        def work() -> Generator[None, None, tuple[ChatComparison, list[ChatDisplay]]]:
             sides = [(tokenizer, chosen[0])]
             if comparing:
                 sides.append((other or tokenizer, compared_template(chosen[1], other, chosen[0], tokenizer)))
             return render_sides(messages, sides, generation)
 
-        self.job = self.session.workers.start_call("rendering the chat", work, key=f"chat:{id(self)}")
+        self.job = self.session.workers.start("rendering the chat", work, key=f"chat:{id(self)}")
         self.job.connect("finished", self._on_job_finished)
         self.job.connect("failed", self._on_job_failed)
         self._busy.start()
