@@ -70,8 +70,10 @@ class Session(QObject):
         job.failed.connect(lambda message: self._on_load_failed(spec, message))
         return job
 
-    def fetch_tokenizer(self, spec: str, on_loaded: Callable[[Tokenizer], None], key: str | None = None) -> None:
-        """Load `spec` off the GUI thread without making it current (compare views); cached by spec."""
+    def fetch_tokenizer(self, spec: str, on_loaded: Callable[[Tokenizer], None], key: str | None = None,
+                        on_failed: Callable[[str], None] | None = None) -> None:
+        """Load `spec` off the GUI thread without making it current (compare views); cached by spec.
+        A failure is posted as an error, and given to `on_failed` (a pane that shows it in place)."""
         if spec.startswith(TRAINED_PREFIX) and spec[len(TRAINED_PREFIX):] in self.trained:
             on_loaded(self.trained[spec[len(TRAINED_PREFIX):]])
             return
@@ -83,6 +85,8 @@ class Session(QObject):
         job = self.workers.start_call(f"loading {spec}", lambda: load_tokenizer(spec), key=key)
         job.finished.connect(lambda tokenizer: (self.loaded.__setitem__(spec, tokenizer), on_loaded(tokenizer)))
         job.failed.connect(lambda message: self.error_posted.emit("Could not load the tokenizer", message))
+        if on_failed is not None:
+            job.failed.connect(on_failed)
 
     def _on_load_failed(self, spec: str, message: str) -> None:
         self.tokenizer_failed.emit(spec, message)

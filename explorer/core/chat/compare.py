@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from explorer.core.chat.messages import Message
 from explorer.core.chat.templates import ChatResult, default_template, encode_chat
 from explorer.core.errors import ChatError
@@ -36,16 +38,14 @@ class ChatComparison:
 
     def costs(self, result: ChatResult, messages: int) -> list[MessageCost]:
         """Per message, then a last entry for what belongs to no message (BOS, generation prompt)."""
-        counts = [[0, 0, 0] for _ in range(messages + 1)]
-        for token in result.encoding.tokens:
-            segment = result.prompt.segments[token.segment]
-            row = counts[segment.message if segment.message is not None else messages]
-            if segment.content and not token.control:
-                row[0] += 1
-            else:
-                row[1] += 1
-                row[2] += token.control
-        return [MessageCost(*row) for row in counts]
+        tokens, segments = result.encoding.tokens, result.prompt.segments
+        owner = np.asarray([messages if s.message is None else s.message for s in segments], np.int64)[tokens.segments]
+        content = np.asarray([s.content for s in segments], bool)[tokens.segments] & ~tokens.control
+        rows = messages + 1
+        counts = np.bincount(owner[content], minlength=rows)
+        template = np.bincount(owner[~content], minlength=rows)
+        control = np.bincount(owner[tokens.control], minlength=rows)
+        return [MessageCost(*row) for row in zip(counts.tolist(), template.tolist(), control.tolist())]
 
     def table(self, messages: int) -> list[tuple[str, list[MessageCost]]]:
         return [(label, self.costs(result, messages)) for label, result in zip(self.labels, self.results)]

@@ -7,43 +7,31 @@ tokenizer does not have (a template of another family) is encoded as text too, a
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import groupby
-from typing import NamedTuple
+
+import numpy as np
 
 from explorer.core.chat.prompt import Prompt, Segment
+from explorer.core.chat.tokens import ChatToken, ChatTokens
 from explorer.core.findings import SPECIAL_STRING, TRAILING_SPACE, Finding, ids_text
-from explorer.core.incremental import special_finder
-from explorer.core.tokenizer import Tokenizer
+from explorer.core.incremental import SPECIAL, encode_stream, special_finder
+from explorer.core.tokenizer import SpecialMode, Tokenizer
 
 TWICE = "BOS or EOS twice"
 FOREIGN_TEMPLATE = "Template of another tokenizer"
 CHAT_KINDS = (SPECIAL_STRING, TWICE, FOREIGN_TEMPLATE, TRAILING_SPACE)
 
 
-class ChatToken(NamedTuple):
-    """One token of the prompt: `start`/`end` are characters of `Prompt.text`; `segment` indexes
-    `Prompt.segments` (the one the token starts in), so its message and role are known. A named
-    tuple: a 1 MB message makes 400,000 of them, and a frozen dataclass takes three times as long."""
-
-    id: int
-    bytes: bytes
-    start: int
-    end: int
-    control: bool
-    segment: int
-
-
 @dataclass(frozen=True)
 class ChatEncoding:
     prompt: Prompt
-    tokens: tuple[ChatToken, ...]
+    tokens: ChatTokens  # a sequence of ChatToken
     missing: tuple[str, ...] = ()  # control tokens the tokenizer lacks, encoded as text
 
     @property
     def ids(self) -> list[int]:
-        return [token.id for token in self.tokens]
+        return self.tokens.ids.tolist()
 
     def message_of(self, token: ChatToken) -> int | None:
         return self.prompt.segments[token.segment].message
@@ -65,19 +53,19 @@ def encode_prompt(prompt: Prompt, tokenizer: Tokenizer) -> ChatEncoding:
     starts = prompt.starts
     missing = tuple(dict.fromkeys(s.text for s in prompt.segments if s.control and s.text not in specials))
     if prompt.whole and not missing and not _typed(prompt, tokenizer):
-        return ChatEncoding(prompt, tuple(_encode_whole(prompt, tokenizer, starts)), ())
-    tokens: list[ChatToken] = []
+        return ChatEncoding(prompt, _encode_whole(prompt, tokenizer, starts), ())
+    parts: list[ChatTokens] = []
     numbered = list(enumerate(prompt.segments))
     for _, group in groupby(numbered, key=lambda item: (item[1].piece, item[1].control)):
         run = list(group)
         first, segment = run[0]
         if segment.control and segment.text in specials:
-            data = tokenizer.token_bytes(specials[segment.text])
-            tokens.append(ChatToken(specials[segment.text], data, starts[first], starts[first] + len(segment.text),
-                                    True, first))
+            parts.append(ChatTokens(np.asarray([specials[segment.text]]), np.asarray([starts[first]]),
+                                    np.asarray([starts[first] + len(segment.text)]), np.asarray([True]),
+                                    np.asarray([first]), tokenizer.token_bytes))
         else:  # text, or a control token this tokenizer lacks
-            tokens.extend(_encode_text(tokenizer, run, starts))
-    return ChatEncoding(prompt, tuple(tokens), missing)
+            parts.append(_encode_text(tokenizer, run, starts))
+    return ChatEncoding(prompt, ChatTokens.joined(parts, tokenizer.token_bytes), missing)
 
 
 def _typed(prompt: Prompt, tokenizer: Tokenizer) -> bool:
@@ -86,32 +74,44 @@ def _typed(prompt: Prompt, tokenizer: Tokenizer) -> bool:
     return finder is not None and any(finder.search(s.text) for s in prompt.segments if not s.control)
 
 
-def _encode_whole(prompt: Prompt, tokenizer: Tokenizer, starts: list[int]) -> list[ChatToken]:
+def _columns(tokenizer: Tokenizer, text: str, special: SpecialMode) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                           np.ndarray]:
+    """Ids, character starts and ends, and special flags of `text`'s tokens, as `encode_tokens`
+    gives them, but in columns (`encode_stream` is the core's column form of `encode_tokens`).
+    A tokenizer that does not spell the text (a SentencePiece tokenizer.json) may read text beside
+    a special token differently from text alone, so there the rendered string keeps `encode_tokens`."""
+    if special != "plain" and not tokenizer.spells_text:
+        tokens = tokenizer.encode_tokens(text, special)
+        return (np.fromiter((t.id for t in tokens), np.int64, len(tokens)),
+                np.fromiter((t.start for t in tokens), np.int64, len(tokens)),
+                np.fromiter((t.end for t in tokens), np.int64, len(tokens)),
+                np.fromiter((t.special for t in tokens), bool, len(tokens)))
+    batches = list(encode_stream(tokenizer, text, special))
+    if not batches:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool)
+    ids, starts, ends, flags = (np.concatenate([getattr(batch, name) for batch in batches])
+                                for name in ("ids", "starts", "ends", "flags"))
+    return ids, starts, ends, (flags & SPECIAL) != 0
+
+
+def _encode_whole(prompt: Prompt, tokenizer: Tokenizer, starts: list[int]) -> ChatTokens:
     """The rendered string in one go, control strings read as control tokens (as transformers does)."""
-    tokens = []
-    for token in tokenizer.encode_tokens(prompt.text, special="allowed"):
-        segment = max(bisect_right(starts, token.start) - 1, 0)  # segments are never empty
-        tokens.append(ChatToken(token.id, token.bytes, token.start, token.end, token.special, segment))
-    return tokens
+    ids, token_starts, token_ends, special = _columns(tokenizer, prompt.text, "allowed")
+    # each token goes to the segment its first character is in (segments are never empty)
+    segments = np.maximum(np.searchsorted(np.asarray(starts, np.int64), token_starts, side="right") - 1, 0)
+    return ChatTokens(ids, token_starts, token_ends, special, segments, tokenizer.token_bytes)
 
 
-def _encode_text(tokenizer: Tokenizer, run: list[tuple[int, Segment]], starts: list[int]) -> list[ChatToken]:
+def _encode_text(tokenizer: Tokenizer, run: list[tuple[int, Segment]], starts: list[int]) -> ChatTokens:
     """One piece encoded as plain text; each token goes to the segment its first character is in."""
     text = "".join(segment.text for _, segment in run)
-    if not text:
-        return []
     base = starts[run[0][0]]
-    ends = [starts[index] - base + len(segment.text) for index, segment in run]
-    out = []
-    at, last = 0, len(ends) - 1  # tokens come in order: look from the segment of the one before
-    end, owner = ends[0], run[0][0]
-    for token in tokenizer.encode_tokens(text, special="plain"):
-        if token.start >= end and at < last:
-            while at < last and token.start >= ends[at]:
-                at += 1
-            end, owner = ends[at], run[at][0]
-        out.append(ChatToken(token.id, token.bytes, base + token.start, base + token.end, False, owner))
-    return out
+    ends = np.asarray([starts[index] - base + len(segment.text) for index, segment in run], np.int64)
+    ids, token_starts, token_ends, _ = _columns(tokenizer, text, "plain") if text else (np.zeros(0, np.int64),) * 4
+    at = np.minimum(np.searchsorted(ends, token_starts, side="right"), len(run) - 1)
+    owners = np.asarray([index for index, _ in run], np.int64)[at]
+    return ChatTokens(ids, token_starts + base, token_ends + base, np.zeros(len(ids), bool), owners,
+                      tokenizer.token_bytes)
 
 
 def chat_findings(encoding: ChatEncoding, tokenizer: Tokenizer, bos: str | None = None, eos: str | None = None,
@@ -161,18 +161,19 @@ def _twice(encoding: ChatEncoding, tokenizer: Tokenizer, bos: str | None, eos: s
     bos_id = tokenizer.special_tokens.get(bos) if bos else None
     eos_id = tokenizer.special_tokens.get(eos) if eos else None
     if bos_id is not None:
-        seen = [token for token in tokens if token.id == bos_id]
-        for token in seen[1:]:
+        seen = np.flatnonzero(tokens.ids == bos_id).tolist()
+        for index in seen[1:]:
+            token = tokens[index]
             found.append(Finding(TWICE, token.start, token.end, f"a second BOS {bos}",
                                  f"{bos} (id {bos_id}) appears {len(seen)} times; the model was trained with one, "
                                  "at the start (a template that writes it and a tokenizer that adds it give two)",
                                  (bos_id,)))
     if eos_id is not None:
-        for before, token in zip(tokens, tokens[1:]):
-            if before.id == token.id == eos_id:
-                found.append(Finding(TWICE, token.start, token.end, f"EOS {eos} twice in a row",
-                                     f"{eos} (id {eos_id}) follows itself: the template and the message both end "
-                                     "the turn", (eos_id,)))
+        for index in (np.flatnonzero((tokens.ids[1:] == eos_id) & (tokens.ids[:-1] == eos_id)) + 1).tolist():
+            token = tokens[index]
+            found.append(Finding(TWICE, token.start, token.end, f"EOS {eos} twice in a row",
+                                 f"{eos} (id {eos_id}) follows itself: the template and the message both end "
+                                 "the turn", (eos_id,)))
     return found
 
 

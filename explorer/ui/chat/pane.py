@@ -2,27 +2,33 @@
 tokens with the template's control tokens marked and each message's span labelled, the findings,
 and, if asked, a second template's rendering beside it.
 
-Rendering a conversation takes milliseconds, so it runs on the GUI thread after a short pause in
-typing; a template error is shown in place of the tokens."""
+Rendering and encoding run in a worker after a short pause in typing (a 1 MB message takes a
+second or more); only the newest job's result is shown, "Encoding..." says one is under way, and a
+template error is shown in place of the tokens."""
 
 from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from html import escape
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QSplitter,
                                QVBoxLayout, QWidget)
 
 from explorer.core.chat import BUILTIN, ChatResult, Message, default_template
-from explorer.core.chat.compare import compare_chats, compared_template
+from explorer.core.chat.compare import ChatComparison, compare_chats, compared_template
 from explorer.core.chat.templates import own_config
 from explorer.core.errors import ExplorerError
 from explorer.core.render import token_text
 from explorer.core.tokenizer import Tokenizer
+from explorer.ui.chat.display import ChatDisplay, chat_display
 from explorer.ui.chat.messages_editor import MessagesEditor
 from explorer.ui.chat.view import ChatView
 from explorer.ui.pane import Pane, example_bar
 from explorer.ui.picker import BUNDLED as BUNDLED_TOKENIZERS
 from explorer.ui.picker import discovered_tokenizers
 from explorer.ui.session import TRAINED_PREFIX, Session
+from explorer.ui.workers import Job
 
 DEFAULT = [Message("system", "You are a helpful assistant."), Message("user", "What is the capital of France?"),
            Message("assistant", "Paris."), Message("user", "And of Italy?")]
@@ -32,6 +38,26 @@ EXAMPLES = {
     "Trailing space": [Message("user", "Complete this sentence: The sky is ")],
 }
 OWN = ""  # the template combo's data for "the tokenizer's own"
+BUSY_MS = 200  # a job still running after this long says "Encoding..."
+ERROR_STYLE = "color:#c0392b"
+
+
+def render_sides(messages: Sequence[Message], sides: Sequence[tuple[Tokenizer, str | None]],
+                 generation_prompt: bool) -> Generator[None, None, tuple[ChatComparison, list[ChatDisplay]]]:
+    """The worker's part: render and encode each side, and work out what its view shows. Yields
+    between the steps, so a job superseded by more typing stops there instead of running on."""
+    results: list[ChatResult] = []
+    labels: list[str] = []
+    for side in sides:
+        one = compare_chats(messages, [side], generation_prompt)
+        results += one.results
+        labels += one.labels
+        yield
+    displays = []
+    for result, (tokenizer, _) in zip(results, sides):
+        displays.append(chat_display(result, tokenizer))
+        yield
+    return ChatComparison(tuple(results), tuple(labels)), displays
 
 
 class ChatPane(Pane):
@@ -44,6 +70,9 @@ class ChatPane(Pane):
         self._debounce.timeout.connect(self.recompute)
         self.results: list[ChatResult] = []
         self.labels: list[str] = []  # "tokenizer / template" of each result
+        self.job: Job | None = None  # the newest render job, until it ends; an older one's result is dropped
+        self._busy = QTimer(self, singleShot=True, interval=BUSY_MS)
+        self._busy.timeout.connect(self._on_busy_timeout)
 
         self.template = QComboBox()
         self.template.setAccessibleName("Template")
@@ -81,12 +110,14 @@ class ChatPane(Pane):
         self.views = [ChatView(), ChatView()]
         views = QHBoxLayout()
         for view in self.views:
+            view.set_dark(session.dark, session.palette)
+            view.set_text_font(session.font)
             view.token_clicked.connect(lambda index, v=view: self._on_view_token_clicked(v, index))
             views.addWidget(view)
         self.views[1].hide()
         self.findings = QListWidget()
         self.findings.setAccessibleName("Findings")
-        self.details = QLabel("Click a token to see what it is. Control tokens are drawn inverted.")
+        self.details = QLabel("Click a token to see what it is. Control tokens are outlined.")
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         right = QWidget()
         column = QVBoxLayout(right)
@@ -107,7 +138,8 @@ class ChatPane(Pane):
         self.set_content(content)
         self.editor.set_messages(DEFAULT)
         session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
-        session.theme_changed.connect(lambda _dark: self.recompute())
+        session.theme_changed.connect(self._on_session_theme_changed)
+        session.font_changed.connect(self._on_session_font_changed)
         if session.tokenizer is not None:
             self._on_session_tokenizer_changed(session.tokenizer)
         else:
@@ -154,56 +186,91 @@ class ChatPane(Pane):
                 self.other = tokenizer
                 self.recompute()
 
-        self.session.fetch_tokenizer(spec, loaded, key="chat-compare")
+        def failed(message: str) -> None:
+            if self.compare_tokenizer.currentData() == spec:
+                self.summary.setText(f"<span style='{ERROR_STYLE}'>{escape(message, quote=False)}</span>")
+
+        self.session.fetch_tokenizer(spec, loaded, key="chat-compare", on_failed=failed)
 
     def _on_example_picked(self, label: str) -> None:
         self.editor.set_messages(EXAMPLES[label])
 
     def recompute(self) -> None:
+        """Render the conversation in a worker; a job started before is superseded (its key)."""
         self._debounce.stop()
         tokenizer = self.session.tokenizer
         if tokenizer is None:
             return
         messages = self.editor.messages()
-        chosen = [self.template.currentData() or None, self.compare.currentData()]
-        self.results = []
-        self.findings.clear()
         if not messages:
+            self._cancel_job()
+            self._show([], [], [])
             self.summary.setText("Add a message.")
-            for view in self.views:
-                view.show_result(None, self.session.dark)
             return
+        chosen = [self.template.currentData() or None, self.compare.currentData()]
+        other, generation = self.other, self.generation.isChecked()
         # the second side: another template, another tokenizer (with its own template), or both
-        comparing = chosen[1] is not None or self.other is not None
-        self.labels = []
-        try:
+        comparing = chosen[1] is not None or other is not None
+
+        def work() -> Generator[None, None, tuple[ChatComparison, list[ChatDisplay]]]:
             sides = [(tokenizer, chosen[0])]
             if comparing:
-                template = compared_template(chosen[1], self.other, chosen[0], tokenizer)
-                sides.append((self.other or tokenizer, template))
-            comparison = compare_chats(messages, sides, self.generation.isChecked())
-            self.results, self.labels = list(comparison.results), list(comparison.labels)
-        except ExplorerError as exc:
-            self.summary.setText(f"<span style='color:#c0392b'>{exc}</span>")
-            self.results = []
-        self.views[1].setVisible(comparing)
+                sides.append((other or tokenizer, compared_template(chosen[1], other, chosen[0], tokenizer)))
+            return render_sides(messages, sides, generation)
+
+        self.job = self.session.workers.start("rendering the chat", work, key=f"chat:{id(self)}")
+        self.job.connect("finished", self._on_job_finished)
+        self.job.connect("failed", self._on_job_failed)
+        self._busy.start()
+
+    def _cancel_job(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+            self.job = None
+        self._busy.stop()
+
+    def _on_busy_timeout(self) -> None:
+        if self.job is not None:
+            self.summary.setText("<i>Encoding\u2026</i>")
+
+    def _on_job_finished(self, job: Job, value: tuple[ChatComparison, list[ChatDisplay]]) -> None:
+        if job is not self.job:
+            return  # superseded: a newer job's result is on its way
+        self.job = None
+        self._busy.stop()
+        comparison, displays = value
+        self._show(list(comparison.results), list(comparison.labels), displays)
+
+    def _on_job_failed(self, job: Job, message: str) -> None:
+        if job is not self.job:
+            return
+        self.job = None
+        self._busy.stop()
+        self._show([], [], [])
+        self.summary.setText(f"<span style='{ERROR_STYLE}'>{escape(message, quote=False)}</span>")
+
+    def _show(self, results: list[ChatResult], labels: list[str], displays: list[ChatDisplay]) -> None:
+        self.results, self.labels = results, labels
+        self.findings.clear()
+        self.views[1].setVisible(len(displays) > 1)
         for index, view in enumerate(self.views):
-            view.show_result(self.results[index] if index < len(self.results) else None, self.session.dark)
-        if self.results:
-            self.summary.setText("   |   ".join(self._summary(label, result)
-                                               for label, result in zip(self.labels, self.results)))
-        for label, result in zip(self.labels, self.results):
+            view.show_display(displays[index] if index < len(displays) else None)
+        self.summary.setText("   |   ".join(f"<b>{escape(label, quote=False)}</b>: {display.summary}"
+                                           for label, display in zip(labels, displays)))
+        for label, result in zip(labels, results):
             for finding in result.findings:
-                prefix = f"{label}: " if len(self.results) > 1 else ""
+                prefix = f"{label}: " if len(results) > 1 else ""
                 item = QListWidgetItem(f"{prefix}{finding.kind}: {finding.title}")
                 item.setToolTip(finding.detail)
                 self.findings.addItem(item)
 
-    @staticmethod
-    def _summary(label: str, result: ChatResult) -> str:
-        tokens = result.encoding.tokens
-        control = sum(token.control for token in tokens)
-        return f"<b>{label}</b>: {len(tokens):,} tokens, {control:,} of them control tokens"
+    def _on_session_theme_changed(self, dark: bool) -> None:
+        for view in self.views:
+            view.set_dark(dark, self.session.palette)
+
+    def _on_session_font_changed(self, _font: object) -> None:
+        for view in self.views:
+            view.set_text_font(self.session.font)
 
     def _on_view_token_clicked(self, view: ChatView, index: int) -> None:
         if view.result is None:
@@ -216,7 +283,13 @@ class ChatPane(Pane):
         self.details.setText(f"id {token.id}  \u201c{token_text(token.bytes)}\u201d  {kind}, in {owner}")
 
     def prepare_screenshot(self, text: str | None = None) -> None:
-        """A user message `text` (or the default conversation), rendered at once."""
+        """A user message `text` (or the default conversation); the screenshot command waits for the
+        worker, then for the view's last chunk (`busy`)."""
         if text:
             self.editor.set_messages([Message("user", text)])
         self.recompute()
+
+    @property
+    def busy(self) -> bool:
+        """Whether a render is under way or its tokens are still being added to a view."""
+        return self.job is not None or self._debounce.isActive() or any(view.filling for view in self.views)

@@ -1,65 +1,88 @@
-"""The rendered prompt as HTML: one row per message span, a label, then its tokens.
+"""The rendered prompt as tokens: a label line wherever the message changes, then its tokens.
 
-Each token has its id's colour; a control token is drawn inverted and bold, so a control token
-and the same string typed as text never look alike. Clicking a token says what it is."""
+Drawn by the Tokens pane's view (colours for the visible lines only, so a 1 MB prompt costs no
+more to show than a short one), with each control token outlined, so a control token and the
+same string typed as text never look alike. The outline is drawn here, reaching into the gap
+below the line: the token view's own special-token frame runs along the bottom of the line and
+hides the underscores of `<|begin_of_text|>`, which then reads as `<|begin of text|>`. The text is added a chunk per event-loop turn
+(see display.py). Clicking a token says what it is.
+"""
 
 from __future__ import annotations
 
-import html
+from collections import deque
 
-from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QTextBrowser, QWidget
+import numpy as np
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QWidget
 
 from explorer.core.chat import ChatResult
-from explorer.core.render import token_text
-from explorer.ui.theme import token_color
+from explorer.ui.chat.display import ChatDisplay, DisplayChunk
+from explorer.ui.tokens.view import ROW_GAP, TokenView
+
+LABEL_COLOR = QColor("#808080")  # readable on the light and the dark theme's base
 
 
-def prompt_html(result: ChatResult, dark: bool, text_color: QColor, base_color: QColor) -> str:
-    """Rows of (label, tokens): a new row wherever the message changes."""
-    prompt, tokens = result.prompt, result.encoding.tokens
-    rows: list[tuple[str, list[str]]] = []
-    current: object = object()
-    for index, token in enumerate(tokens):
-        segment = prompt.segments[token.segment]
-        if segment.message != current:
-            current = segment.message
-            label = f"#{segment.message} {prompt.role(segment)}" if segment.message is not None else "template"
-            rows.append((label, []))
-        shown = html.escape(token_text(token.bytes)).replace("\n", "<br>")
-        if token.control:
-            style = f"background:{text_color.name()}; color:{base_color.name()}; font-weight:bold"
-        else:
-            style = f"background:{token_color(token.id, dark).name()}"
-        rows[-1][1].append(f'<a href="token:{index}" style="text-decoration:none; color:inherit">'
-                           f'<span style="{style}">{shown}</span></a>')
-    cells = "".join(f'<tr><td style="color:gray; padding-right:8px" valign="top"><i>{html.escape(label)}</i></td>'
-                    f'<td>{"&#8203;".join(parts)}</td></tr>' for label, parts in rows)
-    return f'<table cellspacing="2">{cells}</table>'
-
-
-class ChatView(QTextBrowser):
-    """Read-only, links are tokens: `token_clicked(index)`."""
-
-    token_clicked = Signal(int)
+class ChatView(TokenView):
+    """Read-only; `token_clicked(index)` as in the token view. `result` is what it shows."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setOpenLinks(False)
-        self.anchorClicked.connect(self._on_anchor_clicked)
+        self.setAccessibleName("Prompt tokens")
         self.result: ChatResult | None = None
+        self._queue: deque[DisplayChunk] = deque()
+        self._timer = QTimer(self)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._add_chunk)
+        self._label_format = QTextCharFormat()
+        self._label_format.setForeground(LABEL_COLOR)
+        self._label_format.setFontItalic(True)
+        self.control = np.zeros(0, bool)  # per token shown: a control token (outlined)
 
-    def show_result(self, result: ChatResult | None, dark: bool) -> None:
-        self.result = result
-        if result is None:
-            self.clear()
+    def show_display(self, display: ChatDisplay | None) -> None:
+        """Show `display` (None: nothing); the first chunk now, the rest on the next turns."""
+        self._timer.stop()
+        self._queue.clear()
+        self.clear_tokens()
+        self.control = np.zeros(0, bool)
+        self.result = display.result if display is not None else None
+        if display is None:
             return
-        palette = self.palette()
-        self.setHtml(prompt_html(result, dark, palette.color(QPalette.ColorRole.Text),
-                                 palette.color(QPalette.ColorRole.Base)))
+        self.reserve(len(display.result.encoding.tokens))
+        self._queue.extend(display.chunks)
+        self._add_chunk()
 
-    def _on_anchor_clicked(self, url: QUrl) -> None:
-        text = url.toString()
-        if text.startswith("token:"):
-            self.token_clicked.emit(int(text[len("token:"):]))
+    @property
+    def filling(self) -> bool:
+        """Whether chunks are still waiting to be added."""
+        return bool(self._queue)
+
+    def _add_chunk(self) -> None:
+        if not self._queue:
+            self._timer.stop()
+            return
+        chunk = self._queue.popleft()
+        at = self.total
+        self.append_tokens(chunk.ids, chunk.flags, chunk.piece)
+        self.control = np.concatenate([self.control, chunk.control])
+        for offset, length in chunk.labels:
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(at + offset)
+            cursor.setPosition(at + offset + length, QTextCursor.MoveMode.KeepAnchor)
+            cursor.mergeCharFormat(self._label_format)
+        if self._queue:
+            self._timer.start()
+        else:
+            self._timer.stop()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        super().paintEvent(event)
+        if not self.control.any():
+            return
+        painter = QPainter(self.viewport())
+        painter.setPen(QPen(self.palette().text().color(), 1.5))
+        for index, rect in self.boxes_on_screen():
+            if self.control[index]:
+                painter.drawRect(rect.adjusted(0.75, 0.75, -0.75, ROW_GAP - 1.5))
+        painter.end()
