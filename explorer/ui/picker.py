@@ -17,6 +17,7 @@ from explorer.core.load import TokenizerEntry, bundled_tokenizers
 from explorer.ui.session import TRAINED_PREFIX, Session
 
 OPEN_FILE = "__open__"
+PICKER_CHARS = 42  # room for "gpt-oss, harmony format (o200k_harmony)"; longer labels elide, whole in the tooltip
 # Newest first within each family, as people reach for them.
 _ORDER = ["o200k_base", "o200k_harmony", "cl100k_base", "r50k_base", "llama4", "llama3", "qwen", "tekken", "mistral_v7",
           "mistral_v3", "mistral_v1"]
@@ -42,7 +43,7 @@ class TokenizerPicker(QComboBox):
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.setMinimumContentsLength(26)
+        self.setMinimumContentsLength(PICKER_CHARS)
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setToolTip("The tokenizer every pane uses")
         self._model = QStandardItemModel(self)
@@ -99,6 +100,7 @@ class TokenizerPicker(QComboBox):
                 self.blockSignals(True)
                 self.setCurrentIndex(row)
                 self.blockSignals(False)
+                self.setToolTip(f"The tokenizer every pane uses: {self.currentText().strip()}")
                 return
 
     def _on_activated(self, row: int) -> None:

@@ -48,3 +48,12 @@ def test_about_shows_the_attributions_the_licences_ask_for(qapp: object) -> None
     text = about_text()
     assert "Built with Meta Llama 3" in text and "Built with Llama." in text
     assert "Llama 4 is licensed under the Llama 4 Community License" in text
+
+def test_the_box_shows_a_long_name_whole(qtbot: QtBot, session: Session) -> None:
+    """The closed box held 26 characters: "gpt-oss, harmony format (o200k_h" was cut in the toolbar."""
+    picker = TokenizerPicker(session)
+    qtbot.addWidget(picker)
+    label = "gpt-oss, harmony format (o200k_harmony)"
+    assert picker.sizeHint().width() > picker.fontMetrics().horizontalAdvance(label) + 30  # the arrow's room
+    picker._select("o200k_harmony")
+    assert label in picker.toolTip()
