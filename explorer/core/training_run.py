@@ -408,25 +408,18 @@ class DistinctTexts:
             self._thread = _Thread(self._count)
 
     def _count(self) -> None:
-        pieces, windows, update = self.pretokenizer.pieces, self.pretokenizer.iter_pieces, self.chunk_counts.update
+        pieces, windows, counts = self.pretokenizer.pieces, self.pretokenizer.iter_pieces, self.chunk_counts
         while (texts := self._queue.get()) is not None:
-            by_count: defaultdict[int, list[str]] = defaultdict(list)
-            for text, times in texts.items():
-                by_count[times].append(text)
-            del texts
-            for times, group in by_count.items():
-                counts: Counter[str] = Counter()
-                for text in group:
-                    if len(text) <= LONG_TEXT:
-                        counts.update(pieces(text))
-                    else:
-                        for part in windows(text):
-                            counts.update(part)
-                self.counted += len(group)
+            while texts:  # each text let go once cut: the corpus's distinct texts are not held twice
+                text, times = texts.popitem()
+                found = pieces(text) if len(text) <= LONG_TEXT else [p for part in windows(text) for p in part]
                 if times == 1:
-                    update(counts)
+                    counts.update(found)
                 else:
-                    update({chunk: n * times for chunk, n in counts.items()})
+                    for chunk in found:
+                        counts[chunk] += times
+                self.counted += 1
+            del texts
 
 
 class _Thread(Generic[T]):

@@ -22,7 +22,7 @@ NICE = 5  # the child's scheduling priority below the window's (Unix)
 # Items per batch at most: a generator that yields fast (the Hugging Face engine's merges, all at
 # once) would otherwise send one batch of tens of thousands, which the window unpickles and shows
 # in one go, holding its event loop for a tenth of a second.
-MAX_BATCH = 2048
+MAX_BATCH = 512
 
 
 def child_main(function: Callable[..., Iterable[Any]], args: tuple[Any, ...], step_types: tuple[type, ...],
