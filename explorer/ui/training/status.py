@@ -83,12 +83,14 @@ def status_html(run: TrainingRun, vocab: Sequence[bytes], tokenizer_name: str | 
         if counting is None:
             return "Starting the trainer..." + waiting
         if run.settings.engine == "hf":
+            stage = (f" ({counting.stage.lower()}: {counting.step:,} of {counting.steps:,})"
+                     if counting.stage and counting.steps else "")
             return {"reading": f"Hugging Face tokenizers is reading the corpus ({counting.texts:,} texts so far); "
                                "its merges appear when it is done.",
-                    "learning": "Hugging Face tokenizers is learning merges (it reports no progress here).",
-                    "measuring": "Measuring how often each merge applied: counting the corpus's chunks, then "
-                                 "encoding each distinct chunk once with the new merges (Hugging Face tokenizers "
-                                 "does not report counts)."}[counting.phase]
+                    "learning": f"Hugging Face tokenizers is learning merges{stage}.",
+                    "measuring": "Measuring how often each merge applied: cutting each distinct text of the corpus "
+                                 "into chunks, then encoding each distinct chunk once with the new merges (Hugging "
+                                 "Face tokenizers does not report counts)."}[counting.phase]
         return (f"Counting chunks: {counting.texts:,} texts read, {counting.distinct_chunks:,} distinct "
                 f"chunks so far.{waiting}")
     if run.state in (FINISHED, CANCELLED):
