@@ -11,11 +11,13 @@ merges are under way, their own progress takes over.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 
 AFTER_BYTES_PER_TEXT = 250.0  # calibrated on the 400 MB multilingual corpus (issue 16); 10-50 MB want ~110
 MERGES_SHARE = 0.6  # of what follows reading, HF's merge stage; the rest: counts, replay, the result
 MIN_FRACTION = 0.01  # read before reading speed means anything
+RECENT_SHARE = 0.5  # reading speed is timed over the newest half of the reading so far (it slows as it goes)
 
 
 @dataclass
@@ -32,9 +34,13 @@ class HfRunEta:
     merge_fraction: float = 0.0
     at: float = 0.0  # the newest record's time
     replay: tuple[int, int, float] | None = None  # (merges shown, target, merges per second)
+    history: deque[tuple[float, int]] = field(default_factory=deque)  # (time, bytes read) while reading
 
     def reading(self, now: float, bytes_read: int, total_bytes: int, distinct: int) -> None:
         self.at, self.bytes_read, self.total_bytes, self.distinct = now, bytes_read, total_bytes, distinct
+        self.history.append((now, bytes_read))
+        while len(self.history) > 2 and self.history[1][0] <= now - RECENT_SHARE * (now - self.started):
+            self.history.popleft()
 
     def learning(self, now: float, stage: str, step: int, steps: int, distinct: int) -> None:
         self.at, self.distinct = now, distinct
@@ -61,8 +67,11 @@ class HfRunEta:
         if self.read_seconds is None:
             if not self.total_bytes or self.bytes_read < MIN_FRACTION * self.total_bytes:
                 return None
-            reading = elapsed * (self.total_bytes - self.bytes_read) / self.bytes_read
-            return reading + self._after(elapsed)
+            (then, read_then), (last, read_last) = self.history[0], self.history[-1]
+            if last - then < 0.25 * elapsed or read_last <= read_then:
+                then, read_then = self.started, 0
+            speed = (read_last - read_then) / (last - then) if last > then else self.bytes_read / elapsed
+            return (self.total_bytes - self.bytes_read) / speed + self._after(elapsed)
         after = now - self.started - self.read_seconds
         left = max(0.0, self.after_prior - after)
         if self.replay is not None:

@@ -115,3 +115,11 @@ def test_time_left_after_reading_follows_hf_merges() -> None:
     assert eta.seconds_left(14.0) == pytest.approx(min(prior - 4.0, 2.0 + 0.4 * prior))
     eta.merging(16.0, 1000, 2000, 1000.0)  # the replay: 1,000 merges to go at 1,000 a second
     assert eta.seconds_left(16.0) == pytest.approx(1.0)
+
+
+def test_reading_speed_is_the_recent_one() -> None:
+    """Reading that slows down (HF on a big corpus) is timed by its newer half, not from the start."""
+    eta = HfRunEta(started=0.0)
+    for second in range(1, 11):  # 20 MB/s for 5 s, then 10 MB/s
+        eta.reading(float(second), 20_000_000 * min(second, 5) + 10_000_000 * max(second - 5, 0), 400_000_000, 0)
+    assert eta.seconds_left(10.0) == pytest.approx((400_000_000 - 150_000_000) / 10_000_000)
