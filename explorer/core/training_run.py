@@ -373,7 +373,8 @@ class DistinctTexts:
         self.chunk_counts: Counter[str] = Counter()
         self.texts: Counter[str] = Counter()
         self.handed = self.counted = 0  # distinct texts handed to the thread, and cut so far
-        self._queue: queue.SimpleQueue[Counter[str] | None] = queue.SimpleQueue()
+        # Two windows wait at most: a corpus that repeats nothing makes the reader wait for the cutting.
+        self._queue: queue.Queue[Counter[str] | None] = queue.Queue(maxsize=2)
         self._thread: _Thread[None] | None = None
         self._finished = False
 
