@@ -10,6 +10,7 @@ With `whole=True` each file is one text, as the tutorials (and the "minbpe" rule
 from __future__ import annotations
 
 import codecs
+import io
 import itertools
 import os
 import stat
@@ -63,12 +64,12 @@ def looks_binary(path: Path) -> bool:
         return b"\x00" in handle.read(_SNIFF)
 
 
-def utf8_lines(handle: BinaryIO, path: object) -> Iterator[tuple[int, str]]:
+def utf8_lines(handle: BinaryIO, path: object, first_line: int = 1, offset: int = 0) -> Iterator[tuple[int, str]]:
     """(bytes, text) for each line of a binary file, split on b"\\n" with endings kept. A NUL
-    byte, invalid UTF-8 or a line over MAX_LINE_BYTES stops it with the place in the file."""
+    byte, invalid UTF-8 or a line over MAX_LINE_BYTES stops it with the place in the file
+    (`first_line` and `offset` say where `handle` starts in it)."""
     readline, limit = handle.readline, MAX_LINE_BYTES + 1
-    offset = 0
-    for number in itertools.count(1):
+    for number in itertools.count(first_line):
         raw = readline(limit)
         if not raw:
             return
@@ -83,6 +84,47 @@ def utf8_lines(handle: BinaryIO, path: object) -> Iterator[tuple[int, str]]:
             raise line_too_long_error(path, number, f" (at byte {offset:,})")
         offset += len(raw)
         yield len(raw), text
+
+
+def utf8_line_batches(handle: BinaryIO, path: object) -> Iterator[tuple[int, list[str]]]:
+    """`utf8_lines` a block at a time: (bytes, the block's lines). The same lines and the same
+    errors, with one decode and one split per megabyte instead of Python work per line (a
+    400 MB corpus has ten million lines). A block with a NUL byte, invalid UTF-8 or a line that
+    may be too long goes through `utf8_lines`, which finds the place to report."""
+    carry, number, offset = b"", 1, 0
+    while True:
+        block = handle.read(BLOCK_BYTES)
+        data = carry + block if carry else block
+        end = data.rfind(b"\n") + 1 if block else len(data)
+        if block and end == 0:
+            if len(data) <= MAX_LINE_BYTES:
+                carry = data  # a long line goes on in the next block
+                continue
+            end = len(data)  # too long: utf8_lines says so
+        chunk, carry = data[:end], data[end:]
+        try:
+            if b"\x00" in chunk or len(chunk) > MAX_LINE_BYTES:
+                raise ValueError("a block utf8_lines must check line by line")
+            lines = chunk.decode("utf-8").split("\n")
+            last = lines.pop()  # "" after a final line break
+            batch = [line + "\n" for line in lines]
+            if last:
+                batch.append(last)
+        except (UnicodeDecodeError, ValueError):
+            batch, good = [], 0
+            try:
+                for size, text in utf8_lines(io.BytesIO(chunk), path, number, offset):
+                    batch.append(text)
+                    good += size
+            except CorpusError:
+                if batch:  # the lines before the problem are read, as utf8_lines reads them
+                    yield good, batch
+                raise
+        if batch:
+            yield len(chunk), batch
+        number, offset = number + len(batch), offset + len(chunk)
+        if not block:
+            return
 
 
 def read_text_file(path: str | os.PathLike[str]) -> str:

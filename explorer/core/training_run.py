@@ -14,6 +14,7 @@ counts measured on the corpus's distinct chunks, counted while its trainer learn
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+import queue
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -28,8 +29,9 @@ from explorer.core.corpus_sources import Corpus, CorpusReader
 from explorer.core.errors import TrainingError
 from explorer.core.formats.hf import merge_pairs, training_pipeline
 from explorer.core.formats.own import from_merges
+from explorer.core.hf_progress import HfProgress
 from explorer.core.pretokenize import Pretokenizer
-from explorer.core.train import (BYTE_VOCAB, BpeTrainer, Merge, Rules, check_rules, check_vocab_size,
+from explorer.core.train import (BYTE_VOCAB, LONG_TEXT, BpeTrainer, Merge, Rules, check_rules, check_vocab_size,
                                  vocabulary_size)
 
 Engine = Literal["builtin", "hf"]
@@ -38,6 +40,10 @@ ENGINES: dict[str, str] = {"builtin": "built-in (streams every merge)",
 COUNT_REPORT_CHARS = 1 << 18
 REPORT_SECONDS = 0.25  # how often a run inside one long call (Hugging Face) reports progress
 MEASURE_BATCH = 8192  # distinct chunks per encode_batch call when measuring merge counts
+# Texts per list handed to HF: it reads 256 lists ahead, so small lists keep that (and the
+# memory it holds) to a few megabytes, and the bytes read close to what it has really cut.
+FEED_TEXTS = 256
+DISTINCT_WINDOW = 1 << 19  # distinct texts held before they are cut into chunks (bounds memory)
 T = TypeVar("T")
 
 
@@ -62,8 +68,11 @@ class Counting:
     bytes_read: int
     total_bytes: int
     texts: int
-    distinct_chunks: int
+    distinct_chunks: int  # Hugging Face engine: distinct texts
     phase: Literal["reading", "learning", "measuring"] = "reading"  # the last two: Hugging Face engine
+    stage: str = ""  # Hugging Face engine: what it is doing ("Compute merges"), and how far
+    step: int = 0
+    steps: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,41 +208,38 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
     """Train with Hugging Face tokenizers, measure how often each merge applied, then replay the merges.
 
     Its trainer is one call that lets go of the interpreter lock, so it runs on a thread while this
-    generator reports how much of the corpus it has read (then that it is learning). It does not
-    report merge counts: they follow from the corpus's distinct chunks and how often each occurs
-    (`chunk_merge_counts`), counted by the built-in trainer's first stage (the same cut as HF's).
-    That counting starts when HF has read the corpus and runs while it learns, on another core.
+    generator reports how much of the corpus it has read, then what its progress bars say
+    (`HfProgress`). It does not report merge counts: they follow from the corpus's distinct chunks
+    and how often each occurs (`chunk_merge_counts`). The texts HF reads pass through
+    `DistinctTexts` on their way, so the corpus is read once; only its distinct texts are cut into
+    chunks, on another core while HF learns.
     """
-    again = CorpusReader(reader.sources)  # a reader of its own: progress and skipped files stay the trainer's
-    counter = BpeTrainer(settings.vocab_size, settings.pattern, settings.special_tokens)
-    chunk_counts = counter.chunk_counts
-    counting: list[_Thread[None]] = []
-
-    def count_chunks() -> None:
-        for text in again:
-            counter.add_text(text)
-
-    texts = _CountedTexts(reader, then=lambda: counting.append(_Thread(count_chunks)))
+    distinct = DistinctTexts(settings.pattern)
+    texts = _CountedTexts(reader.batches(), distinct)
+    progress = HfProgress()
 
     def reading() -> Counting:
-        done = reader.bytes_read >= reader.total_bytes
-        return Counting(reader.bytes_read, reader.total_bytes, texts.count, 0, "learning" if done else "reading")
+        if reader.bytes_read < reader.total_bytes or not progress.stage or progress.stage.startswith("Pre-process"):
+            return Counting(reader.bytes_read, reader.total_bytes, texts.count, distinct.seen, "reading")
+        return Counting(reader.bytes_read, reader.total_bytes, texts.count, distinct.seen, "learning",
+                        progress.stage, progress.step, progress.steps)
 
-    tokenizer = yield from _in_background(lambda: _hf_fit(texts, settings), reading)
+    with progress:
+        tokenizer = yield from _in_background(lambda: _hf_fit(texts, settings, progress.available), reading)
     merges = _hf_merges(tokenizer)
     if not merges and reader.bytes_read == 0:
         raise TrainingError("the corpus holds no text" + _skipped_note(reader))
-    if not counting:  # HF left texts unread (it reads them all): count them now
-        counting.append(_Thread(count_chunks))
+    distinct.finish()  # HF left texts unread (it reads them all) or the corpus was empty
 
     def measure() -> tuple[list[int], int]:
-        counting[0].result()
-        return chunk_merge_counts(tokenizer.model, merges, chunk_counts)
+        return chunk_merge_counts(tokenizer.model, merges, distinct.result())
 
     counts, corpus_tokens = yield from _in_background(
-        measure, lambda: Counting(again.bytes_read, again.total_bytes, texts.count, len(chunk_counts), "measuring"))
-    yield MergeStage(settings.target_merges, corpus_tokens, len(chunk_counts), tracker.bytes if tracker else 0,
+        measure, lambda: Counting(reader.bytes_read, reader.total_bytes, texts.count, distinct.seen, "measuring",
+                                  "counting chunks", distinct.counted, distinct.seen))
+    yield MergeStage(settings.target_merges, corpus_tokens, len(distinct.chunk_counts), tracker.bytes if tracker else 0,
                      tuple(map(str, reader.skipped)))
+    distinct.chunk_counts = Counter()  # the chunks are let go before the merges are replayed
     total = corpus_tokens
     learned: list[Merge] = []
     for merge, count in zip(merges, counts):
@@ -244,13 +250,14 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
     return learned
 
 
-def _hf_fit(texts: Iterable[str], settings: TrainingSettings) -> Any:
-    """A `tokenizers.Tokenizer` trained on `texts` with our pipeline."""
+def _hf_fit(texts: Iterable[str] | Iterable[list[str]], settings: TrainingSettings, show_progress: bool = False) -> Any:
+    """A `tokenizers.Tokenizer` trained on `texts` (or lists of texts) with our pipeline;
+    `show_progress` draws its bars on stderr, for `HfProgress` to read."""
     from tokenizers import pre_tokenizers, trainers
 
     tokenizer = training_pipeline(settings.pattern)
     trainer = trainers.BpeTrainer(vocab_size=settings.vocab_size, special_tokens=list(settings.special_tokens),
-                                  show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+                                  show_progress=show_progress, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     try:
         tokenizer.train_from_iterator(texts, trainer)
     except Exception as exc:  # tokenizers raises plain exceptions for bad regexes and the like
@@ -329,18 +336,91 @@ def chunk_merge_counts(model: Any, merges: list[Merge], chunk_counts: Mapping[st
 
 
 class _CountedTexts:
-    """Iterates `texts` and counts what it gave (the trainer's thread reads, the generator reports);
-    calls `then` when all are given."""
+    """Iterates lists of texts, counting them (the trainer's thread reads, the generator reports)
+    and handing each list to `distinct`; tells it when all are given."""
 
-    def __init__(self, texts: Iterable[str], then: Callable[[], object]) -> None:
-        self.texts, self.then, self.count = texts, then, 0
+    def __init__(self, batches: Iterable[list[str]], distinct: DistinctTexts) -> None:
+        self.batches, self.distinct, self.count = batches, distinct, 0
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[list[str]]:
         self.count = 0
-        for text in self.texts:
-            self.count += 1
-            yield text
-        self.then()
+        for batch in self.batches:
+            self.count += len(batch)
+            self.distinct.add(batch)
+            for start in range(0, len(batch), FEED_TEXTS):
+                yield batch[start : start + FEED_TEXTS]
+        self.distinct.finish()
+
+
+class DistinctTexts:
+    """The chunk counts of texts seen once each: texts are counted as they pass (a hash per text),
+    and each distinct text is cut into chunks once, weighted by how often it occurred.
+
+    A corpus repeats lines (blank lines, boilerplate, whole documents): cutting is the costly
+    part, and it is done on another thread, a window of `window` distinct texts at a time, so
+    memory stays bounded whatever the corpus. `result()` waits for the counting and returns
+    the chunk counts, the same as counting every text.
+
+    >>> distinct = DistinctTexts("cl100k")
+    >>> distinct.add(["a b\n", "a b\n", "c\n"]); distinct.finish()
+    >>> sorted(distinct.result().items())
+    [('\n', 3), (' b', 2), ('a', 2), ('c', 1)]
+    """
+
+    def __init__(self, pattern: str, window: int = DISTINCT_WINDOW) -> None:
+        self.pretokenizer = Pretokenizer(pattern, "tokenizers")  # as the trainer (HF BpeTrainer) splits
+        self.window = window
+        self.chunk_counts: Counter[str] = Counter()
+        self.texts: Counter[str] = Counter()
+        self.handed = self.counted = 0  # distinct texts handed to the thread, and cut so far
+        # Two windows wait at most: a corpus that repeats nothing makes the reader wait for the cutting.
+        self._queue: queue.Queue[Counter[str] | None] = queue.Queue(maxsize=2)
+        self._thread: _Thread[None] | None = None
+        self._finished = False
+
+    @property
+    def seen(self) -> int:
+        """Distinct texts so far (per window: a text in two windows counts twice)."""
+        return self.handed + len(self.texts)
+
+    def add(self, texts: list[str]) -> None:
+        self.texts.update(texts)
+        if len(self.texts) >= self.window:
+            self._hand_over()
+
+    def finish(self) -> None:
+        if not self._finished:
+            self._finished = True
+            self._hand_over()
+            self._queue.put(None)
+
+    def result(self) -> Counter[str]:
+        self.finish()
+        if self._thread is not None:
+            self._thread.result()
+        return self.chunk_counts
+
+    def _hand_over(self) -> None:
+        if self.texts:
+            self.handed += len(self.texts)
+            self._queue.put(self.texts)
+            self.texts = Counter()
+        if self._thread is None:
+            self._thread = _Thread(self._count)
+
+    def _count(self) -> None:
+        pieces, windows, counts = self.pretokenizer.pieces, self.pretokenizer.iter_pieces, self.chunk_counts
+        while (texts := self._queue.get()) is not None:
+            while texts:  # each text let go once cut: the corpus's distinct texts are not held twice
+                text, times = texts.popitem()
+                found = pieces(text) if len(text) <= LONG_TEXT else [p for part in windows(text) for p in part]
+                if times == 1:
+                    counts.update(found)
+                else:
+                    for chunk in found:
+                        counts[chunk] += times
+                self.counted += 1
+            del texts
 
 
 class _Thread(Generic[T]):

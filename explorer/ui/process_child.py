@@ -19,6 +19,10 @@ from explorer.core.errors import ExplorerError
 
 POLL_SECONDS = 0.01  # how often a child at full speed looks for commands
 NICE = 5  # the child's scheduling priority below the window's (Unix)
+# Items per batch at most: a generator that yields fast (the Hugging Face engine's merges, all at
+# once) would otherwise send one batch of tens of thousands, which the window unpickles and shows
+# in one go, holding its event loop for a tenth of a second.
+MAX_BATCH = 512
 
 
 def child_main(function: Callable[..., Iterable[Any]], args: tuple[Any, ...], step_types: tuple[type, ...],
@@ -81,7 +85,7 @@ def child_main(function: Callable[..., Iterable[Any]], args: tuple[Any, ...], st
                     delay = next_slot - time.monotonic()
                     if delay > 0:
                         commands.poll(delay)  # wakes early for a command
-            if time.monotonic() - last_flush >= batch_seconds:
+            if len(batch) >= MAX_BATCH or time.monotonic() - last_flush >= batch_seconds:
                 flush()
     except (BrokenPipeError, EOFError):
         return  # the window has gone

@@ -249,3 +249,29 @@ def test_f9_steps_and_f8_plays_and_pauses(qtbot, session, pane: TrainingPane) ->
     qtbot.waitUntil(lambda: pane.run.state == PAUSED, timeout=TIMEOUT)
     pane.run.cancel()
     wait_ended(qtbot, pane)
+
+
+def test_hf_engine_shows_time_left_and_cancels_within_a_second(qtbot, session, pane, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """While HF reads a corpus the bar gives the time left for the whole run; Cancel ends the
+    child (inside HF's one long call) and leaves the pane idle within a second."""
+    import time
+
+    from tests.corpora import corpus_lines
+
+    path = tmp_path / "multi.txt"
+    path.write_text("".join(corpus_lines("multi", 400_000, seed=9)) * 40, encoding="utf-8")  # 16 MB
+    session.set_corpus(Corpus((Source.for_path(path),)))
+    pane.form.set_vocab_size(20_000)
+    pane.form.engine_combo.setCurrentIndex(pane.form.engine_combo.findData("hf"))
+    pane.start()
+    qtbot.waitUntil(lambda: pane.run.seconds_left is not None and pane.run.counting.bytes_read > 0, timeout=TIMEOUT)
+    pane._update_status()
+    assert " left" in pane.progress.format() and 0 < pane.progress.value() < pane.progress.maximum()
+    assert 0 < pane.run.fraction_done < 1
+    process = pane.run.job._process
+    clicked = time.monotonic()
+    qtbot.mouseClick(pane.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: pane.run.state == CANCELLED and pane.start_button.isEnabled() and not process.is_alive(),
+                    timeout=5000)
+    assert time.monotonic() - clicked < 1.0
+    assert pane.progress.format().startswith("cancelled before the first merge")

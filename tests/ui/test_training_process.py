@@ -120,3 +120,16 @@ def test_latest_job_of_a_key_wins_and_shutdown_stops_children(qtbot, workers: Wo
     assert not second.is_cancelled
     assert workers.shutdown(10_000)
     assert second.done
+
+
+def test_a_fast_generator_arrives_in_bounded_batches(qtbot, workers: Workers) -> None:  # type: ignore[no-untyped-def]
+    """The Hugging Face engine yields all its merges at once: no batch is so big that the window
+    spends a tenth of a second unpickling and showing it."""
+    from explorer.ui.process_child import MAX_BATCH
+
+    job = workers.start_process("count", numbers, (20_000,), step_types=(Tick,))
+    sizes: list[int] = []
+    job.batch_ready.connect(lambda items: sizes.append(len(items)))
+    with qtbot.waitSignal(job.finished, timeout=20_000):
+        pass
+    assert sum(sizes) == 20_001 and max(sizes) <= MAX_BATCH

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal
 
 from explorer.core.corpus_sources import Corpus
 from explorer.core.train import Merge
+from explorer.core.training_eta import HfRunEta
 from explorer.core.training_run import Counting, Learned, MergeStage, RunSummary, TrainingSettings, run_training
 from explorer.ui.workers import ProcessJob, Workers, freeze_long_lived
 
@@ -49,6 +50,7 @@ class TrainingRun(QObject):
         self.job: ProcessJob | None = None
         self.started_at = self.ended_at = 0.0
         self._recent: deque[tuple[float, int]] = deque()  # (time, merges) for merges per second
+        self.eta: HfRunEta | None = None  # the Hugging Face engine's time left, phase by phase
 
     # Control
 
@@ -59,6 +61,7 @@ class TrainingRun(QObject):
         uses it, to show why the child process is needed.
         """
         self.started_at = time.monotonic()
+        self.eta = HfRunEta(self.started_at) if self.settings.engine == "hf" else None
         # A run creates hundreds of thousands of small records, and the full garbage collections
         # they trigger would walk every object of the process: only the run's own from here.
         freeze_long_lived()
@@ -135,10 +138,19 @@ class TrainingRun(QObject):
 
     @property
     def seconds_left(self) -> float | None:
+        if self.eta is not None:
+            return self.eta.seconds_left(time.monotonic()) if self.state in (STARTING, COUNTING, MERGING) else None
         rate = self.merges_per_second
         if not rate or self.state != MERGING:
             return None
         return max(0.0, (self.target - len(self.merges)) / rate)
+
+    @property
+    def fraction_done(self) -> float | None:
+        """Of the whole run by time (Hugging Face engine: its phases); None when not known."""
+        if self.eta is not None and self.state in (STARTING, COUNTING, MERGING):
+            return self.eta.fraction(time.monotonic())
+        return None
 
     @property
     def elapsed(self) -> float:
@@ -174,7 +186,19 @@ class TrainingRun(QObject):
             while len(self._recent) > 2 and now - self._recent[0][0] > RATE_WINDOW_SECONDS:
                 self._recent.popleft()
             self.merges_added.emit(merges)
+        if self.eta is not None:
+            self._update_eta()
         self.progressed.emit()
+
+    def _update_eta(self) -> None:
+        assert self.eta is not None
+        now, counting = time.monotonic(), self.counting
+        if self.stage is not None:
+            self.eta.merging(now, len(self.merges), self.target, self.merges_per_second)
+        elif counting is not None and counting.phase == "reading":
+            self.eta.reading(now, counting.bytes_read, counting.total_bytes, counting.distinct_chunks)
+        elif counting is not None:
+            self.eta.learning(now, counting.stage, counting.step, counting.steps, counting.distinct_chunks)
 
     def _on_job_finished(self, summary: object) -> None:
         self.summary = summary if isinstance(summary, RunSummary) else None

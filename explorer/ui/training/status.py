@@ -33,10 +33,9 @@ def progress_shown(run: TrainingRun) -> BarShown:
         counting = run.counting
         if counting is None or not counting.total_bytes:
             return BarShown("starting the trainer", maximum=0) if run.is_running else BarShown("")
-        if counting.phase == "learning":
-            return BarShown("learning merges", maximum=0)
-        verb = {"reading": "counting", "measuring": "measuring counts"}[counting.phase]
-        return BarShown(f"{verb}: {counting.bytes_read / 1e6:,.1f} of {counting.total_bytes / 1e6:,.1f} MB",
+        if run.settings.engine == "hf":
+            return _hf_shown(run, counting.phase, counting.bytes_read, counting.total_bytes)
+        return BarShown(f"counting: {counting.bytes_read / 1e6:,.1f} of {counting.total_bytes / 1e6:,.1f} MB",
                         int(BAR_STEPS * counting.bytes_read / counting.total_bytes))
     done, target = len(run.merges), max(run.target, 1)
     text = f"{done:,} of {run.target:,} merges"
@@ -46,7 +45,20 @@ def progress_shown(run: TrainingRun) -> BarShown:
         left = run.seconds_left
         if left is not None:
             text += f" · {duration(left)} left"
-    return BarShown(text, int(BAR_STEPS * done / target))
+    fraction = run.fraction_done  # the Hugging Face engine: of the whole run, not of the replay
+    return BarShown(text, int(BAR_STEPS * (done / target if fraction is None else fraction)))
+
+
+def _hf_shown(run: TrainingRun, phase: str, bytes_read: int, total_bytes: int) -> BarShown:
+    """The Hugging Face engine's bar: the whole run by time, as its phases estimate it
+    ('reading: 120.5 of 400.0 MB · 1:23 left', 'learning merges · 12 s left')."""
+    text = {"reading": f"reading: {bytes_read / 1e6:,.1f} of {total_bytes / 1e6:,.1f} MB",
+            "learning": "learning merges", "measuring": "measuring counts"}[phase]
+    fraction, left = run.fraction_done, run.seconds_left
+    if fraction is None or left is None:
+        return BarShown(text, int(BAR_STEPS * bytes_read / total_bytes) if phase == "reading" else 0,
+                        BAR_STEPS if phase == "reading" else 0)
+    return BarShown(f"{text} · {duration(left)} left", int(BAR_STEPS * fraction))
 
 
 def ending(run: TrainingRun) -> str:
@@ -71,12 +83,14 @@ def status_html(run: TrainingRun, vocab: Sequence[bytes], tokenizer_name: str | 
         if counting is None:
             return "Starting the trainer..." + waiting
         if run.settings.engine == "hf":
+            stage = (f" ({counting.stage.lower()}: {counting.step:,} of {counting.steps:,})"
+                     if counting.stage and counting.steps else "")
             return {"reading": f"Hugging Face tokenizers is reading the corpus ({counting.texts:,} texts so far); "
                                "its merges appear when it is done.",
-                    "learning": "Hugging Face tokenizers is learning merges (it reports no progress here).",
-                    "measuring": "Measuring how often each merge applied: counting the corpus's chunks, then "
-                                 "encoding each distinct chunk once with the new merges (Hugging Face tokenizers "
-                                 "does not report counts)."}[counting.phase]
+                    "learning": f"Hugging Face tokenizers is learning merges{stage}.",
+                    "measuring": "Measuring how often each merge applied: cutting each distinct text of the corpus "
+                                 "into chunks, then encoding each distinct chunk once with the new merges (Hugging "
+                                 "Face tokenizers does not report counts)."}[counting.phase]
         return (f"Counting chunks: {counting.texts:,} texts read, {counting.distinct_chunks:,} distinct "
                 f"chunks so far.{waiting}")
     if run.state in (FINISHED, CANCELLED):

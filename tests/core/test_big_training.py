@@ -1,0 +1,125 @@
+"""Big corpora with the Hugging Face engine (issue 16): one read of the corpus, distinct texts cut
+once, HF's own progress bars, and a time-left estimate that follows the run's phases."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import explorer.core.corpus as corpus_module
+from explorer.core.corpus_sources import Corpus, CorpusReader, Source
+from explorer.core.hf_progress import HfProgress
+from explorer.core.pretokenize import Pretokenizer
+from explorer.core.training_eta import AFTER_BYTES_PER_TEXT, HfRunEta
+from explorer.core.training_run import Counting, DistinctTexts, Learned, TrainingSettings, run_training
+from tests.corpora import corpus_lines
+
+FILES = {
+    "plain": b"one\n\ntwo\r\nthree",
+    "bad-utf8": b"ok\n" * 5 + b"bad \xff here\nmore\n",
+    "nul": b"x\n" + b"y\x00z\n",
+    "empty": b"",
+    "final-break": "é\n".encode() * 5 + b"end\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_batches_are_the_texts_of_iterating(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setattr(corpus_module, "BLOCK_BYTES", 4)  # lines across blocks, and blocks inside lines
+    path = tmp_path / f"{name}.txt"
+    path.write_bytes(FILES[name])
+    sources = (Source.for_path(path), Source.pasted("pasted\ntext"))
+    one, many = CorpusReader(sources), CorpusReader(sources)
+    assert [text for batch in many.batches(size=2) for text in batch] == list(one)
+    assert (many.bytes_read, many.skipped) == (one.bytes_read, one.skipped)
+
+
+def test_batches_of_a_generated_file_in_real_blocks(tmp_path: Path) -> None:
+    path = tmp_path / "multi.txt"
+    path.write_text("".join(corpus_lines("multi", 300_000, seed=3)) * 5, encoding="utf-8")
+    reader = CorpusReader((Source.for_path(path),))
+    batches = list(reader.batches())
+    assert len(batches) > 1 and [t for b in batches for t in b] == list(CorpusReader((Source.for_path(path),)))
+
+
+@pytest.mark.parametrize("window", [3, 1 << 19])
+def test_distinct_texts_count_the_chunks_of_every_text(window: int) -> None:
+    lines = corpus_lines("multi", 20_000, seed=5) * 3 + ["x" * 70_000 + "\n"] * 2  # repeats and a long text
+    distinct = DistinctTexts("cl100k", window=window)
+    for start in range(0, len(lines), 7):
+        distinct.add(lines[start : start + 7])
+    distinct.finish()
+    pieces = Pretokenizer("cl100k", "tokenizers").pieces
+    assert distinct.result() == Counter(piece for line in lines for piece in pieces(line))
+    assert distinct.counted == distinct.seen
+
+
+def test_hf_engine_reads_each_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The counts come from the texts HF read, as it read them: no second pass over the corpus."""
+    import explorer.core.corpus_sources as sources
+
+    path = tmp_path / "prose.txt"
+    path.write_text("".join(corpus_lines("prose", 30_000, seed=1)) * 2, encoding="utf-8")
+    read: list[int] = []
+
+    def counted(reader):  # type: ignore[no-untyped-def]
+        def wrapper(*args):  # type: ignore[no-untyped-def]
+            for size, texts in reader(*args):
+                read.append(size)
+                yield size, texts
+        return wrapper
+
+    monkeypatch.setattr(sources, "utf8_lines", counted(sources.utf8_lines))
+    monkeypatch.setattr(sources, "utf8_line_batches", counted(sources.utf8_line_batches))
+    records = list(run_training(Corpus((Source.for_path(path),)), TrainingSettings(600, "cl100k", engine="hf")))
+    assert sum(read) == path.stat().st_size
+    assert sum(isinstance(r, Learned) for r in records) == 600 - 256
+
+
+def test_hf_engine_reports_its_own_stages() -> None:
+    corpus = Corpus((Source.pasted("".join(corpus_lines("multi", 200_000, seed=2))),))
+    records = list(run_training(corpus, TrainingSettings(4000, "cl100k", engine="hf")))
+    stages = {r.stage for r in records if isinstance(r, Counting) and r.phase == "learning"}
+    if HfProgress().available:
+        assert stages and stages <= {"Tokenize words", "Count pairs", "Compute merges"}
+
+
+def test_progress_bars_are_read_and_other_output_passed_on() -> None:
+    progress = HfProgress()
+    rest = progress.feed("\r\x1b[2K[00:00:01] Compute merges      ████░░░░ 2087     /     4096\rwarning: x\n")
+    assert (progress.stage, progress.step, progress.steps) == ("Compute merges", 2087, 4096)
+    assert rest == "warning: x\n"
+    progress.feed("[00:00:00] Pre-processing files (12 Mo)    ░░░░░░░░░░                  37%")
+    assert (progress.stage, progress.step, progress.steps) == ("Pre-processing files", 37, 100)
+
+
+def test_time_left_while_reading_adds_the_distinct_texts_work() -> None:
+    eta = HfRunEta(started=100.0)
+    assert eta.seconds_left(100.5) is None  # nothing read yet
+    eta.reading(102.0, 20_000_000, 100_000_000, distinct=10_000)  # 10 MB/s
+    after = 10_000 * AFTER_BYTES_PER_TEXT / 10_000_000
+    assert eta.seconds_left(102.0) == pytest.approx(8.0 + after)
+    assert eta.fraction(102.0) == pytest.approx(2.0 / (10.0 + after))
+
+
+def test_time_left_after_reading_follows_hf_merges() -> None:
+    eta = HfRunEta(started=0.0)
+    eta.reading(5.0, 50_000_000, 100_000_000, distinct=1_000_000)
+    eta.learning(10.0, "Tokenize words", 0, 1000, 1_000_000)  # reading took 10 s: 10 MB/s
+    prior = 1_000_000 * AFTER_BYTES_PER_TEXT / 10_000_000
+    assert eta.seconds_left(11.0) == pytest.approx(prior - 1.0)
+    eta.learning(12.0, "Compute merges", 0, 30_000, 1_000_000)
+    eta.learning(14.0, "Compute merges", 15_000, 30_000, 1_000_000)  # half the merges in 2 s
+    assert eta.seconds_left(14.0) == pytest.approx(min(prior - 4.0, 2.0 + 0.4 * prior))
+    eta.merging(16.0, 1000, 2000, 1000.0)  # the replay: 1,000 merges to go at 1,000 a second
+    assert eta.seconds_left(16.0) == pytest.approx(1.0)
+
+
+def test_reading_speed_is_the_recent_one() -> None:
+    """Reading that slows down (HF on a big corpus) is timed by its newer half, not from the start."""
+    eta = HfRunEta(started=0.0)
+    for second in range(1, 11):  # 20 MB/s for 5 s, then 10 MB/s
+        eta.reading(float(second), 20_000_000 * min(second, 5) + 10_000_000 * max(second - 5, 0), 400_000_000, 0)
+    assert eta.seconds_left(10.0) == pytest.approx((400_000_000 - 150_000_000) / 10_000_000)
