@@ -29,10 +29,13 @@ Training yields one `Merge` record per merge, so callers can stream, step, pause
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
+
+import numpy as np
 
 from explorer.core.bytelevel import from_chars, hf_byte_order
 from explorer.core.errors import TrainingError
@@ -160,11 +163,14 @@ class BpeTrainer:
         """Learn merges until the vocabulary is full or no pair occurs twice... or at all."""
         if not self.chunk_counts:
             raise TrainingError("the corpus is empty: add some text before training")
-        words = [list(chunk.encode("utf-8")) for chunk in self.chunk_counts]
+        chunks = [chunk.encode("utf-8") for chunk in self.chunk_counts]
         counts = list(self.chunk_counts.values())
+        pairs = _byte_pairs(chunks, counts)
+        words = [list(chunk) for chunk in chunks]
+        del chunks
         vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
         yield from _learn_merges(words, counts, vocab, self.vocab_size, self.special_tokens, self.rules,
-                                 self.explain_ties)
+                                 self.explain_ties, pairs)
 
 
 def spelt_specials(special_tokens: Iterable[str]) -> dict[bytes, str]:
@@ -202,11 +208,48 @@ def vocabulary_size(merges: Sequence[Merge], special_tokens: Iterable[str]) -> i
     return max([BYTE_VOCAB - 1, *(m.new_id for m in merges), *special_token_ids(merges, special_tokens).values()]) + 1
 
 
+PairIndex = tuple[defaultdict[int, int], dict[int, "array[int]"], int]  # pair counts, where, total tokens
+
+
+def _byte_pairs(chunks: list[bytes], counts: list[int]) -> PairIndex:
+    """The pairs of bytes in `chunks` occurring `counts` times: each pair's count, the chunks that hold
+    it, and the number of bytes in all. Vectorised: this pass reads every byte of every distinct chunk,
+    which a Python loop does at a fifth of the speed."""
+    lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    total_tokens = int(lengths @ np.array(counts, dtype=np.int64))
+    flat = np.frombuffer(b"".join(chunks), dtype=np.uint8)
+    owner = np.repeat(np.arange(len(chunks), dtype=np.int32), lengths)
+    inside = owner[1:] == owner[:-1]  # byte i and i + 1 are in one chunk
+    codes = (flat[:-1].astype(np.int32) << 8 | flat[1:])[inside]
+    owner = owner[1:][inside]
+    del flat, inside
+    weights = np.array(counts, dtype=np.float64)[owner]  # exact: counts sum to under 2 ** 53
+    totals = np.bincount(codes, weights=weights, minlength=1 << 16).astype(np.int64)
+    del weights
+    pair_counts: defaultdict[int, int] = defaultdict(int)
+    for code in np.flatnonzero(totals).tolist():
+        pair_counts[(code >> 8) << _SHIFT | code & 0xFF] = int(totals[code])
+    # Which chunks hold each pair: (pair, chunk) sorted and made unique, then cut at each new pair.
+    keys = np.sort(codes.astype(np.int64) * len(chunks) + owner)  # np.unique is ten times slower (numpy 2.3)
+    del codes, owner
+    keys = keys[np.diff(keys, prepend=-1) != 0]
+    code_of = (keys // len(chunks)).astype(np.int32)
+    holders = (keys - code_of.astype(np.int64) * len(chunks)).astype(np.int32).tobytes()
+    del keys
+    starts = np.flatnonzero(np.diff(code_of, prepend=-1)).tolist()
+    where: dict[int, array[int]] = {}
+    for start, end, code in zip(starts, starts[1:] + [len(code_of)], code_of[starts].tolist()):
+        held = array("i")
+        held.frombytes(holders[start * 4 : end * 4])
+        where[(code >> 8) << _SHIFT | code & 0xFF] = held
+    return pair_counts, where, total_tokens
+
+
 def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes], vocab_size: int,
-                  special_tokens: Sequence[str] = (), rules: Rules = "hf", explain_ties: bool = False
+                  special_tokens: Sequence[str], rules: Rules, explain_ties: bool, pairs: PairIndex
                   ) -> Iterator[Merge]:
     """The merge loop over distinct chunks `words` occurring `counts` times, until `vocab` and the
-    special tokens not in it yet make `vocab_size` tokens.
+    special tokens not in it yet make `vocab_size` tokens; `pairs` is their pair index (`_byte_pairs`).
 
     `words` must be in the order the chunks were first seen: the "minbpe" rules break ties by it.
     """
@@ -221,15 +264,7 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
             key[id_of[data]] = special
     pending = len(special_tokens) - sum(data in id_of for data in special_key)  # specials not in `vocab` yet
 
-    pair_counts: defaultdict[int, int] = defaultdict(int)
-    where: defaultdict[int, set[int]] = defaultdict(set)
-    total_tokens = 0
-    for index, (word, count) in enumerate(zip(words, counts)):
-        total_tokens += len(word) * count
-        for left, right in zip(word, word[1:]):
-            pair = left << _SHIFT | right
-            pair_counts[pair] += count
-            where[pair].add(index)
+    pair_counts, where, total_tokens = pairs
 
     # Each queue entry carries the chunks it will merge in, as in trainer.rs.
     queue = (FirstSeenQueue if rules == "minbpe" else HfQueue)(pair_counts, where, key, words, vocab, explain_ties)
