@@ -2,10 +2,9 @@
 
 Both queues are lazy heaps over the trainer's `pair_counts`, as in Hugging Face's `trainer.rs`:
 an entry whose count went stale is refreshed when it reaches the top. An entry is one int packing
-its whole order and its pair (`pack`): a heap of ints compares in one step, takes a third of the
-memory of tuples, and the garbage collector never walks it; the chunks each entry will merge in sit
-beside it in `held`, keyed by the entry, as compact arrays. The queues differ only in how pairs with
-equal counts are ordered:
+its whole order, its pair and the slot of `held` where the chunks it will merge in wait, as 4 bytes
+each: a heap of ints compares in one step, takes a third of the memory of tuples of sets, and the
+garbage collector never walks it. The queues differ only in how pairs with equal counts are ordered:
 
 - `HfQueue` ("hf" rules): the smaller pair of ids in Hugging Face's id space, as its `BpeTrainer`;
 - `FirstSeenQueue` ("minbpe" rules): the pair seen first, as the tutorials' and minbpe's
@@ -27,24 +26,22 @@ TIE_LIMIT = 16  # tied pairs a merge lists at most (ties late in a small corpus 
 QUICK_TIE_LIMIT = 4  # ... when the other rule's pick is not asked for (the command line's count of ties)
 VISIT_LIMIT = 6 * TIE_LIMIT  # heap entries read looking for them (stale ones are read and passed over)
 
-# A heap entry, from its low bits: pair, serial (which entry of a pair came first), two order keys,
-# then minus the count: ints order as (-count, key 1, key 2, serial) would as a tuple.
+# A heap entry, from its low bits: pair, slot in `held`, serial (which entry of a pair came first),
+# two order keys, then minus the count: ints order as (-count, key 1, key 2, serial) would as a tuple.
 PAIR_MASK = (1 << 2 * SHIFT) - 1
-FIELD = 40  # bits of the serial and of each order key (a chunk index or byte offset for "minbpe")
-SERIAL_AT, KEY_2_AT, KEY_1_AT, COUNT_AT = 2 * SHIFT, 2 * SHIFT + FIELD, 2 * SHIFT + 2 * FIELD, 2 * SHIFT + 3 * FIELD
-SERIAL_ONE = 1 << SERIAL_AT
+SLOT_BITS, FIELD = 32, 40  # FIELD: bits of the serial and of each order key (a chunk index or byte offset for "minbpe")
+SLOT_AT = 2 * SHIFT
+SERIAL_AT = SLOT_AT + SLOT_BITS
+KEY_2_AT, KEY_1_AT, COUNT_AT = SERIAL_AT + FIELD, SERIAL_AT + 2 * FIELD, SERIAL_AT + 3 * FIELD
+SLOT_MASK, FIELD_MASK = (1 << SLOT_BITS) - 1, (1 << FIELD) - 1
 KEYS = ((1 << 2 * FIELD) - 1) << KEY_2_AT  # the order keys' bits
 KEY_OFFSET = 1 << SHIFT  # "hf" order keys are ids, or negative for special tokens: shifted to be positive
-Held = Collection[int]  # the chunks an entry will merge in: an array('i'), or a set for "minbpe"
+Held = Collection[int]  # the chunks an entry will merge in (an array; a set for "minbpe", which prunes it)
 
 
-def pack(count: int, key_1: int, key_2: int, serial: int, pair: int) -> int:
-    return -count << COUNT_AT | key_1 << KEY_1_AT | key_2 << KEY_2_AT | serial << SERIAL_AT | pair
-
-
-def chunk_array(chunks: Iterable[int]) -> array[int]:
-    """Chunk indices as 4 bytes each (a set takes ten times that, and is walked by the collector)."""
-    return array("i", chunks)
+def pack(count: int, key_1: int, key_2: int, serial: int, slot: int, pair: int) -> int:
+    return (-count << COUNT_AT | key_1 << KEY_1_AT | key_2 << KEY_2_AT | serial << SERIAL_AT | slot << SLOT_AT
+            | pair)
 
 
 class Tie(NamedTuple):
@@ -147,28 +144,53 @@ class HfQueue:
         self.explain = explain  # also find the pair the other rule picks in a tie (a scan per tied pair)
         self.tie_limit = TIE_LIMIT if explain else QUICK_TIE_LIMIT
         self.serial = 0
-        self.held: dict[int, Held] = {}
+        # The chunks of each entry, in the slot the entry names; a popped entry's slot is reused
+        # (a dict keyed by entries would take three times the memory: it never shrinks).
+        self.held: list[object] = []
+        self.free: list[int] = []
         self.heap: list[int] = [self._entry(p, held) for p, held in where.items()]
         heapq.heapify(self.heap)
 
     def _entry(self, pair: int, chunks: Held) -> int:
         key = self.key
-        entry = pack(self.pair_counts[pair], key[pair >> SHIFT] + KEY_OFFSET, key[pair & MASK] + KEY_OFFSET,
-                     self.serial, pair)
+        return self._new(self.pair_counts[pair], key[pair >> SHIFT] + KEY_OFFSET, key[pair & MASK] + KEY_OFFSET,
+                         pair, self._stored(chunks))
+
+    def _stored(self, chunks: Iterable[int]) -> object:
+        """Chunk indices as they wait in `held`: 4 bytes each (a set takes ten times that)."""
+        return array("i", chunks).tobytes()
+
+    def _chunks(self, stored: object) -> Held:
+        return array("i", stored)  # type: ignore[arg-type]
+
+    def _new(self, count: int, key_1: int, key_2: int, pair: int, stored: object) -> int:
+        """A new entry (the next serial) whose chunks wait in a free slot."""
+        if self.free:
+            slot = self.free.pop()
+            self.held[slot] = stored
+        else:
+            slot = len(self.held)
+            self.held.append(stored)
+        entry = pack(count, key_1, key_2, self.serial, slot, pair)
         self.serial += 1
-        self.held[entry] = chunks
         return entry
 
+    def _take(self, entry: int) -> object:
+        """The stored chunks of an entry leaving the heap; its slot becomes free."""
+        slot = entry >> SLOT_AT & SLOT_MASK
+        stored, self.held[slot] = self.held[slot], None
+        self.free.append(slot)
+        return stored
+
     def _refresh(self, entry: int, count: int) -> int:
-        """The entry again with its current count and a new serial (as if pushed now), holding the same chunks."""
-        fresh = -count << COUNT_AT | entry & KEYS | self.serial << SERIAL_AT | entry & PAIR_MASK
+        """The entry again with its current count and a new serial (as if pushed now), same keys and chunks."""
+        fresh = -count << COUNT_AT | entry & KEYS | self.serial << SERIAL_AT | entry & ~(-1 << SERIAL_AT)
         self.serial += 1
-        self.held[fresh] = self.held.pop(entry)
         return fresh
 
     def pop(self) -> tuple[int, int, Held] | None:
         """The next pair to merge, its count and the chunks that may hold it; None when no pair is left."""
-        heap, pair_counts, held = self.heap, self.pair_counts, self.held
+        heap, pair_counts = self.heap, self.pair_counts
         pop, push = heapq.heappop, heapq.heappush
         while heap:
             entry = pop(heap)
@@ -177,22 +199,27 @@ class HfQueue:
             if -(entry >> COUNT_AT) != count:
                 push(heap, self._refresh(entry, count))
                 continue
-            chunks = held.pop(entry)
+            chunks = self._chunks(self._take(entry))
             return (pair, count, chunks) if count > 0 else None
         return None
 
     def push(self, new_pairs: dict[int, set[int]]) -> None:
         """Queue the pairs a merge created, with the chunks it created them in."""
-        heap, pair_counts, key, held, serial = self.heap, self.pair_counts, self.key, self.held, self.serial
-        push = heapq.heappush
+        heap, pair_counts, key, held, free = self.heap, self.pair_counts, self.key, self.held, self.free
+        serial, push = self.serial, heapq.heappush
         for pair, chunks in new_pairs.items():
             count = pair_counts[pair]
-            if count > 0:  # `_entry`, inlined: a merge pushes tens of pairs
-                entry = (-count << COUNT_AT | (key[pair >> SHIFT] + KEY_OFFSET) << KEY_1_AT
-                         | (key[pair & MASK] + KEY_OFFSET) << KEY_2_AT | serial << SERIAL_AT | pair)
+            if count > 0:  # `_new`, inlined: a merge pushes tens of pairs
+                stored = array("i", chunks).tobytes()
+                if free:
+                    slot = free.pop()
+                    held[slot] = stored
+                else:
+                    slot = len(held)
+                    held.append(stored)
+                push(heap, -count << COUNT_AT | (key[pair >> SHIFT] + KEY_OFFSET) << KEY_1_AT
+                     | (key[pair & MASK] + KEY_OFFSET) << KEY_2_AT | serial << SERIAL_AT | slot << SLOT_AT | pair)
                 serial += 1
-                held[entry] = array("i", chunks)
-                push(heap, entry)
         self.serial = serial
 
     def tie(self, pair: int, count: int, held: Held) -> Tie | None:
@@ -221,7 +248,7 @@ class HfQueue:
                     complete = False
                     break
                 packed.append(other)
-                chunks.append(self.held[entry])
+                chunks.append(self._chunks(self.held[entry >> SLOT_AT & SLOT_MASK]))
             child = position + position + 1
             if child < size:
                 if heap[child] >> COUNT_AT == neg_count:
@@ -283,14 +310,13 @@ class FirstSeenQueue(HfQueue):
 
     def _entry(self, pair: int, chunks: Held) -> int:
         index, offset = self.first[pair]
-        return self._push_entry(self.pair_counts[pair], index, offset, pair, set(chunks))
+        return self._new(self.pair_counts[pair], index, offset, pair, self._stored(chunks))
 
-    def _push_entry(self, count: int, index: int, offset: int, pair: int, chunks: set[int]) -> int:
-        """A new entry holding `chunks` as a set (`first_occurrence` prunes it as it goes)."""
-        entry = pack(count, index, offset, self.serial, pair)
-        self.serial += 1
-        self.held[entry] = chunks
-        return entry
+    def _stored(self, chunks: Iterable[int]) -> object:
+        return set(chunks)  # as a set: `first_occurrence` prunes it
+
+    def _chunks(self, stored: object) -> Held:
+        return stored  # type: ignore[return-value]
 
     def pop(self) -> tuple[int, int, Held] | None:
         heap, pair_counts, words, vocab = self.heap, self.pair_counts, self.words, self.vocab
@@ -301,13 +327,13 @@ class FirstSeenQueue(HfQueue):
             if -(entry >> COUNT_AT) != count:
                 heapq.heappush(heap, self._refresh(entry, count))
                 continue
-            held = self.held.pop(entry)
+            held: set[int] = self._take(entry)  # type: ignore[assignment]
             if count < 1:
                 return None
-            index, offset = entry >> KEY_1_AT & (1 << FIELD) - 1, entry >> KEY_2_AT & (1 << FIELD) - 1
+            index, offset = entry >> KEY_1_AT & FIELD_MASK, entry >> KEY_2_AT & FIELD_MASK
             first = first_occurrence(pair, held, words, vocab, prune=True, known=index)
             if first is not None and first != (index, offset):
-                heapq.heappush(heap, self._push_entry(count, first[0], first[1], pair, held))
+                heapq.heappush(heap, self._new(count, first[0], first[1], pair, held))
                 continue
             return pair, count, held
         return None
@@ -319,7 +345,7 @@ class FirstSeenQueue(HfQueue):
         for pair, chunks in new_pairs.items():
             count = pair_counts[pair]
             if count > 0:
-                heapq.heappush(heap, self._push_entry(count, 0, 0, pair, chunks))
+                heapq.heappush(heap, self._new(count, 0, 0, pair, chunks))
 
     def _tie(self, packed: list[int], chunks: list[Held], complete: bool) -> Tie:
         return Tie(tuple(packed), self._hf_index(packed), 0, complete)  # the winner is this rule's pick
