@@ -290,7 +290,7 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
                 pending -= 1
             else:
                 key.append(new_id)
-        new_high = new_id << _SHIFT
+        new_high, right_high, replacement, twice = new_id << _SHIFT, right << _SHIFT, (new_id,), left == right
 
         # Merge in place, left to right, updating neighbour pairs exactly as HF's `Word::merge`
         # does. Inlined: this loop is where training spends its time.
@@ -301,25 +301,29 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
             if not remaining:
                 continue
             times = counts[index]
+            last = len(word) - 1
             i = 0
             while remaining > 0:
                 i = word.index(left, i)
                 remaining -= 1
-                if i + 1 < len(word) and word[i + 1] == right:
-                    if left == right:
+                if i < last and word[i + 1] == right:
+                    if twice:
                         remaining -= 1
-                    if i > 0:
+                    if i:
                         before = word[i - 1] << _SHIFT
                         pair_counts[before | left] -= times
-                        pair_counts[before | new_id] += times
-                        new_pairs[before | new_id].add(index)
-                    word[i : i + 2] = (new_id,)
+                        before |= new_id
+                        pair_counts[before] += times
+                        new_pairs[before].add(index)
+                    word[i : i + 2] = replacement
                     total_tokens -= times
-                    if i + 1 < len(word):
+                    last -= 1
+                    if i < last:
                         after = word[i + 1]
-                        pair_counts[right << _SHIFT | after] -= times
-                        pair_counts[new_high | after] += times
-                        new_pairs[new_high | after].add(index)
+                        pair_counts[right_high | after] -= times
+                        after |= new_high
+                        pair_counts[after] += times
+                        new_pairs[after].add(index)
                 i += 1
         queue.push(new_pairs)
 
