@@ -43,6 +43,7 @@ from explorer.core.pair_queue import MASK as _MASK, SHIFT as _SHIFT, FirstSeenQu
 from explorer.core.pretokenize import Pretokenizer
 
 BYTE_VOCAB = 256
+BATCH_PIECES = 1 << 14  # pieces counted at once
 LONG_TEXT = 1 << 16  # characters; a longer text is split into windows to count its chunks
 Rules = Literal["hf", "minbpe"]
 RULES: dict[str, str] = {
@@ -142,19 +143,34 @@ class BpeTrainer:
             self.chunk_counts.update(pieces)
 
     def add_texts(self, texts: Iterable[str], every: int = 1 << 20) -> Iterator[CountProgress]:
-        """Count the chunks of `texts`, yielding progress about every `every` characters."""
+        """Count the chunks of `texts`, yielding progress about every `every` characters.
+
+        The pieces of short texts (lines) are counted in batches: one `update` a line cost a tenth
+        of the counting stage on 10 MB of prose."""
         pieces, update = self.pretokenizer.pieces, self.chunk_counts.update
+        batch: list[str] = []
         next_report = self.chars + every
-        for text in texts:
-            if len(text) <= LONG_TEXT:
-                update(pieces(text))
-            else:
-                self._count(text)
-            self.texts += 1
-            self.chars += len(text)
-            if self.chars >= next_report:
-                next_report = self.chars + every
-                yield CountProgress(self.texts, self.chars, len(self.chunk_counts))
+        try:
+            for text in texts:
+                size = len(text)
+                if size <= LONG_TEXT:
+                    batch += pieces(text)
+                    if len(batch) >= BATCH_PIECES:
+                        update(batch)
+                        batch.clear()
+                else:
+                    update(batch)  # first: the counts keep the order chunks were first seen in
+                    batch.clear()
+                    self._count(text)
+                self.texts += 1
+                self.chars += size
+                if self.chars >= next_report:
+                    next_report = self.chars + every
+                    update(batch)
+                    batch.clear()
+                    yield CountProgress(self.texts, self.chars, len(self.chunk_counts))
+        finally:
+            update(batch)  # also when stopped, so the counts match `texts` and `chars`
         yield CountProgress(self.texts, self.chars, len(self.chunk_counts))
 
     # Stages 2 and 3: pair counts, then merges.

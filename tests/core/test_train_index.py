@@ -1,0 +1,86 @@
+"""The trainer's compact bookkeeping: the vectorised pair index, batched chunk counting, and the
+pair queue's reusable slots. Merges themselves are checked against Hugging Face in test_train.py."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+
+from explorer.core.pair_queue import SHIFT, HfQueue
+from explorer.core.train import BpeTrainer, _byte_pairs
+
+
+def plain_pairs(chunks: list[bytes], counts: list[int]) -> tuple[dict[int, int], dict[int, list[int]], int]:
+    """The pair index the slow, obvious way."""
+    pair_counts: defaultdict[int, int] = defaultdict(int)
+    where: defaultdict[int, set[int]] = defaultdict(set)
+    for index, (chunk, count) in enumerate(zip(chunks, counts)):
+        for left, right in zip(chunk, chunk[1:]):
+            pair_counts[left << SHIFT | right] += count
+            where[left << SHIFT | right].add(index)
+    total = sum(len(chunk) * count for chunk, count in zip(chunks, counts))
+    return dict(pair_counts), {pair: sorted(held) for pair, held in where.items()}, total
+
+
+def test_byte_pairs_match_a_plain_count() -> None:
+    rng = random.Random(16)
+    # Few byte values, so pairs repeat inside a chunk; one-byte chunks; bytes 0 and 255; big counts.
+    alphabet = [0, 1, 2, 0x41, 0xC3, 0xA9, 0xFF]
+    chunks = [bytes(rng.choice(alphabet) for _ in range(rng.choice([1, 1, 2, 3, 8, 40]))) for _ in range(3000)]
+    chunks = list(dict.fromkeys(chunks))  # distinct, as the trainer's chunks are
+    counts = [rng.choice([1, 1, 2, 7, 10**12]) for _ in chunks]
+    pair_counts, where, total = _byte_pairs(chunks, counts)
+    expected_counts, expected_where, expected_total = plain_pairs(chunks, counts)
+    assert dict(pair_counts) == expected_counts
+    assert {pair: list(held) for pair, held in where.items()} == expected_where
+    assert total == expected_total
+
+
+def test_byte_pairs_of_one_byte_chunks_only() -> None:
+    pair_counts, where, total = _byte_pairs([b"a", b"b"], [3, 4])
+    assert (dict(pair_counts), where, total) == ({}, {}, 7)
+
+
+def test_counting_stopped_early_keeps_counts_in_step_with_texts() -> None:
+    """Pieces are counted in batches; a run stopped between two reports still has counted exactly
+    the texts it says it read (the pieces join back to those texts)."""
+    rng = random.Random(3)
+    words = ["the", "cat", "säße", "на", "ковре", "42", "!"]
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 30))) + "\n" for _ in range(4000)]
+    trainer = BpeTrainer(300, "cl100k")
+    stream = trainer.add_texts(lines, every=100_000)  # more pieces than a batch between two reports
+    next(stream)
+    stream.close()
+    assert 0 < trainer.texts < len(lines)
+    counted = sum(len(chunk) * n for chunk, n in trainer.chunk_counts.items())
+    assert counted == trainer.chars == sum(map(len, lines[: trainer.texts]))
+
+
+def test_counts_keep_the_order_chunks_were_first_seen_in() -> None:
+    """The "minbpe" rules break ties by that order; a long text between short ones is counted in place."""
+    texts = ["b a\n", "c " * 40_000, "d b\n"]
+    trainer = BpeTrainer(300, "gpt2")
+    for _ in trainer.add_texts(texts):
+        pass
+    expected: Counter[str] = Counter()
+    for text in texts:
+        expected.update(trainer.pretokenizer.pieces(text))
+    assert list(trainer.chunk_counts.items()) == list(expected.items())
+
+
+def test_queue_reuses_the_slots_of_popped_entries() -> None:
+    """The chunks of each waiting entry sit in a slot; a popped entry's slot is reused, so the slots
+    never outnumber the entries that were ever waiting at once."""
+    words = [[1, 2, 3]] * 50
+    pair_counts = {1 << SHIFT | 2: 50, 2 << SHIFT | 3: 50}
+    where = {pair: list(range(50)) for pair in pair_counts}
+    queue = HfQueue(pair_counts, where, list(range(600)), words, [bytes([b]) for b in range(256)])
+    for step in range(200):
+        pair, count, held = queue.pop()  # type: ignore[misc]
+        assert list(held) == list(range(50))
+        new_pair = (256 + step) << SHIFT | 3
+        pair_counts[pair] = 0
+        pair_counts[new_pair] = 50 - step % 7
+        queue.push({new_pair: set(range(50))})
+    assert len(queue.heap) == 2
+    assert len(queue.held) <= 3 and len(queue.held) - len(queue.free) == len(queue.heap)
