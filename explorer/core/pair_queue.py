@@ -3,7 +3,7 @@
 Both queues are lazy heaps over the trainer's `pair_counts`, as in Hugging Face's `trainer.rs`:
 an entry whose count went stale is refreshed when it reaches the top. An entry is one int packing
 its whole order, its pair and the slot of `held` where the chunks it will merge in wait, as 4 bytes
-each: a heap of ints compares in one step, takes a third of the memory of tuples of sets, and the
+each (or that chunk itself, when it is one): a heap of ints compares in one step, takes a third of the memory of tuples of sets, and the
 garbage collector never walks it. The queues differ only in how pairs with equal counts are ordered:
 
 - `HfQueue` ("hf" rules): the smaller pair of ids in Hugging Face's id space, as its `BpeTrainer`;
@@ -26,12 +26,14 @@ TIE_LIMIT = 16  # tied pairs a merge lists at most (ties late in a small corpus 
 QUICK_TIE_LIMIT = 4  # ... when the other rule's pick is not asked for (the command line's count of ties)
 VISIT_LIMIT = 6 * TIE_LIMIT  # heap entries read looking for them (stale ones are read and passed over)
 
-# A heap entry, from its low bits: pair, slot in `held`, serial (which entry of a pair came first),
+# A heap entry, from its low bits: pair, slot in `held` (or the one chunk itself, with the ALONE
+# bit: most pairs a merge makes are made in one chunk), serial (which entry of a pair came first),
 # two order keys, then minus the count: ints order as (-count, key 1, key 2, serial) would as a tuple.
 PAIR_MASK = (1 << 2 * SHIFT) - 1
 SLOT_BITS, FIELD = 32, 40  # FIELD: bits of the serial and of each order key (a chunk index or byte offset for "minbpe")
 SLOT_AT = 2 * SHIFT
-SERIAL_AT = SLOT_AT + SLOT_BITS
+ALONE = 1 << SLOT_AT + SLOT_BITS
+SERIAL_AT = SLOT_AT + SLOT_BITS + 1
 KEY_2_AT, KEY_1_AT, COUNT_AT = SERIAL_AT + FIELD, SERIAL_AT + 2 * FIELD, SERIAL_AT + 3 * FIELD
 SLOT_MASK, FIELD_MASK = (1 << SLOT_BITS) - 1, (1 << FIELD) - 1
 KEYS = ((1 << 2 * FIELD) - 1) << KEY_2_AT  # the order keys' bits
@@ -153,8 +155,13 @@ class HfQueue:
 
     def _entry(self, pair: int, chunks: Held) -> int:
         key = self.key
-        return self._new(self.pair_counts[pair], key[pair >> SHIFT] + KEY_OFFSET, key[pair & MASK] + KEY_OFFSET,
-                         pair, self._stored(chunks))
+        count, key_1, key_2 = self.pair_counts[pair], key[pair >> SHIFT] + KEY_OFFSET, key[pair & MASK] + KEY_OFFSET
+        if len(chunks) == 1:
+            (chunk,) = chunks
+            entry = pack(count, key_1, key_2, self.serial, chunk, pair) | ALONE
+            self.serial += 1
+            return entry
+        return self._new(count, key_1, key_2, pair, self._stored(chunks))
 
     def _stored(self, chunks: Iterable[int]) -> object:
         """Chunk indices as they wait in `held`: 4 bytes each (a set takes ten times that)."""
@@ -175,12 +182,20 @@ class HfQueue:
         self.serial += 1
         return entry
 
-    def _take(self, entry: int) -> object:
-        """The stored chunks of an entry leaving the heap; its slot becomes free."""
-        slot = entry >> SLOT_AT & SLOT_MASK
-        stored, self.held[slot] = self.held[slot], None
-        self.free.append(slot)
-        return stored
+    def _peek(self, entry: int) -> Held:
+        """The chunks an entry will merge in."""
+        if entry & ALONE:
+            return (entry >> SLOT_AT & SLOT_MASK,)
+        return self._chunks(self.held[entry >> SLOT_AT & SLOT_MASK])
+
+    def _take(self, entry: int) -> Held:
+        """The chunks of an entry leaving the heap; its slot becomes free."""
+        chunks = self._peek(entry)
+        if not entry & ALONE:
+            slot = entry >> SLOT_AT & SLOT_MASK
+            self.held[slot] = None
+            self.free.append(slot)
+        return chunks
 
     def _refresh(self, entry: int, count: int) -> int:
         """The entry again with its current count and a new serial (as if pushed now), same keys and chunks."""
@@ -199,7 +214,7 @@ class HfQueue:
             if -(entry >> COUNT_AT) != count:
                 push(heap, self._refresh(entry, count))
                 continue
-            chunks = self._chunks(self._take(entry))
+            chunks = self._take(entry)
             return (pair, count, chunks) if count > 0 else None
         return None
 
@@ -209,16 +224,21 @@ class HfQueue:
         serial, push = self.serial, heapq.heappush
         for pair, chunks in new_pairs.items():
             count = pair_counts[pair]
-            if count > 0:  # `_new`, inlined: a merge pushes tens of pairs
-                stored = array("i", chunks).tobytes()
-                if free:
-                    slot = free.pop()
-                    held[slot] = stored
+            if count > 0:  # `_entry`, inlined: a merge pushes tens of pairs
+                if len(chunks) == 1:
+                    (chunk,) = chunks
+                    where = ALONE | chunk << SLOT_AT
                 else:
-                    slot = len(held)
-                    held.append(stored)
+                    stored = array("i", chunks).tobytes()
+                    if free:
+                        slot = free.pop()
+                        held[slot] = stored
+                    else:
+                        slot = len(held)
+                        held.append(stored)
+                    where = slot << SLOT_AT
                 push(heap, -count << COUNT_AT | (key[pair >> SHIFT] + KEY_OFFSET) << KEY_1_AT
-                     | (key[pair & MASK] + KEY_OFFSET) << KEY_2_AT | serial << SERIAL_AT | slot << SLOT_AT | pair)
+                     | (key[pair & MASK] + KEY_OFFSET) << KEY_2_AT | serial << SERIAL_AT | where | pair)
                 serial += 1
         self.serial = serial
 
@@ -248,7 +268,7 @@ class HfQueue:
                     complete = False
                     break
                 packed.append(other)
-                chunks.append(self._chunks(self.held[entry >> SLOT_AT & SLOT_MASK]))
+                chunks.append(self._peek(entry))
             child = position + position + 1
             if child < size:
                 if heap[child] >> COUNT_AT == neg_count:
@@ -327,7 +347,7 @@ class FirstSeenQueue(HfQueue):
             if -(entry >> COUNT_AT) != count:
                 heapq.heappush(heap, self._refresh(entry, count))
                 continue
-            held: set[int] = self._take(entry)  # type: ignore[assignment]
+            held: set[int] = self._take(entry)  # type: ignore[assignment]  # a set: this queue is never ALONE
             if count < 1:
                 return None
             index, offset = entry >> KEY_1_AT & FIELD_MASK, entry >> KEY_2_AT & FIELD_MASK

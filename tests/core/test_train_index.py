@@ -84,3 +84,17 @@ def test_queue_reuses_the_slots_of_popped_entries() -> None:
         queue.push({new_pair: set(range(50))})
     assert len(queue.heap) == 2
     assert len(queue.held) <= 3 and len(queue.held) - len(queue.free) == len(queue.heap)
+
+
+def test_an_entry_of_one_chunk_carries_it_without_a_slot() -> None:
+    words = [[5, 6], [7, 8], [5, 6]]
+    pair_counts = {5 << SHIFT | 6: 2, 7 << SHIFT | 8: 1}
+    where = {5 << SHIFT | 6: [0, 2], 7 << SHIFT | 8: [1]}
+    queue = HfQueue(pair_counts, where, list(range(300)), words, [bytes([b]) for b in range(256)])
+    assert len(queue.held) == 1  # only the pair held by two chunks takes a slot
+    assert [(pair, count, list(held)) for pair, count, held in (queue.pop(), queue.pop())] == [  # type: ignore[misc]
+        (5 << SHIFT | 6, 2, [0, 2]), (7 << SHIFT | 8, 1, [1])]
+    pair_counts[9 << SHIFT | 8] = 3
+    queue.push({9 << SHIFT | 8: {123_456}})
+    assert queue.pop() == (9 << SHIFT | 8, 3, (123_456,))
+    assert queue.pop() is None
