@@ -3,8 +3,9 @@
 Both queues are lazy heaps over the trainer's `pair_counts`, as in Hugging Face's `trainer.rs`:
 an entry whose count went stale is refreshed when it reaches the top. An entry is one int packing
 its whole order, its pair and the slot of `held` where the chunks it will merge in wait, as 4 bytes
-each (or that chunk itself, when it is one): a heap of ints compares in one step, takes a third of the memory of tuples of sets, and the
-garbage collector never walks it. The queues differ only in how pairs with equal counts are ordered:
+each (or that chunk itself, when it is one): a heap of ints compares in one step, takes a third of
+the memory of tuples of sets, and the garbage collector never walks it. The queues differ only in
+how pairs with equal counts are ordered:
 
 - `HfQueue` ("hf" rules): the smaller pair of ids in Hugging Face's id space, as its `BpeTrainer`;
 - `FirstSeenQueue` ("minbpe" rules): the pair seen first, as the tutorials' and minbpe's

@@ -6,6 +6,9 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 
+import pytest
+
+import explorer.core.train as train_module
 from explorer.core.pair_queue import SHIFT, HfQueue
 from explorer.core.train import BpeTrainer, _byte_pairs
 
@@ -22,7 +25,9 @@ def plain_pairs(chunks: list[bytes], counts: list[int]) -> tuple[dict[int, int],
     return dict(pair_counts), {pair: sorted(held) for pair, held in where.items()}, total
 
 
-def test_byte_pairs_match_a_plain_count() -> None:
+@pytest.mark.parametrize("batch", [1 << 20, 97])  # one batch; many, cut anywhere
+def test_byte_pairs_match_a_plain_count(batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(train_module, "PAIR_BATCH_BYTES", batch)
     rng = random.Random(16)
     # Few byte values, so pairs repeat inside a chunk; one-byte chunks; bytes 0 and 255; big counts.
     alphabet = [0, 1, 2, 0x41, 0xC3, 0xA9, 0xFF]
