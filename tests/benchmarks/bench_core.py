@@ -8,7 +8,8 @@ with cl100k_base itself (`TiktokenTokenizer.as_bpe()`), whose ids must equal tik
 
     RAYON_NUM_THREADS=1 python tests/benchmarks/bench_core.py --corpora ../corpora-build [--only encode]
 
-HF also trains on all cores (its default, RAYON_NUM_THREADS = the number of CPUs), timed alone.
+HF also trains on all cores (its default, RAYON_NUM_THREADS = the number of CPUs), timed alone. The
+last column compares CPU seconds (one thread each), steadier than wall time on a loaded machine.
 
 Targets (issue 2): training time ours/HF <= 1.0 on prose and code; encoding >= 0.5x tiktoken's speed
 and faster than tokenizers. Issue 16: training time ours/HF one thread <= 1.0 on multilingual too,
@@ -41,14 +42,14 @@ def _train_ours(corpus: str, vocab: int, out: str) -> dict[str, object]:
     from explorer.core.formats import own
     from explorer.core.train import BpeTrainer
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     trainer = BpeTrainer(vocab, PATTERN)
     for _ in trainer.add_texts(CorpusFiles([Path(corpus)])):
         pass
     merges = list(trainer.merges())
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     own.save(own.from_merges(merges, PATTERN), out)
-    return {"seconds": seconds, "merges": len(merges), "digest": _digest(m.token for m in merges)}
+    return {"seconds": seconds, "cpu": cpu, "merges": len(merges), "digest": _digest(m.token for m in merges)}
 
 
 def _train_hf(corpus: str, vocab: int, out: str) -> dict[str, object]:
@@ -59,11 +60,12 @@ def _train_hf(corpus: str, vocab: int, out: str) -> dict[str, object]:
     tokenizer = training_pipeline(PATTERN)
     trainer = trainers.BpeTrainer(vocab_size=vocab, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     tokenizer.train([corpus], trainer)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu  # CPU time: all its threads
     pairs = merge_pairs(tokenizer)
-    return {"seconds": seconds, "merges": len(pairs), "digest": _digest(left + right for left, right in pairs)}
+    digest = _digest(left + right for left, right in pairs)
+    return {"seconds": seconds, "cpu": cpu, "merges": len(pairs), "digest": digest}
 
 
 def _digest(tokens: object) -> str:
@@ -162,7 +164,8 @@ def main() -> None:
         print(f"Training, vocab {args.vocab}, pattern {PATTERN} ({args.size} corpora in {corpora}); "
               f"HF on one thread (1t) and on all {cores} cores (all); peak memory against HF 1t")
         print(f"{'corpus':8} {'ours s':>7} {'HF 1t s':>8} {'ratio':>6} {'target':>6} {'HF all s':>9} {'ratio':>6} "
-              f"{'target':>6} {'ours MB':>8} {'HF MB':>6} {'ratio':>6} {'target':>6} {'merges equal':>13}")
+              f"{'target':>6} {'ours MB':>8} {'HF MB':>6} {'ratio':>6} {'target':>6} {'merges equal':>13} "
+              f"{'CPU ours/HF 1t':>15}")
     for kind in kinds:
         corpus = corpora / f"{kind}-{args.size}.txt"
         if not corpus.exists():
@@ -179,7 +182,8 @@ def main() -> None:
         all_target = f"{all_cores_targets[kind]:6.1f}" if kind in all_cores_targets else f"{'-':>6}"
         print(f"{kind:8} {seconds:7.2f} {theirs['seconds']:8.2f} {ratio:6.2f} {time_targets[kind]:6.1f} "
               f"{all_cores['seconds']:9.2f} {all_ratio:6.2f} {all_target} {ours_mb:8.0f} {hf_mb:6.0f} "
-              f"{ours_mb / hf_mb:6.2f} {memory_target:6.1f} {str(equal):>13}")
+              f"{ours_mb / hf_mb:6.2f} {memory_target:6.1f} {str(equal):>13} "
+              f"{float(ours['cpu']) / float(theirs['cpu']):15.2f}")
 
     prose = corpora / f"prose-{args.size}.txt"
     if (work / "prose.json").exists() and args.only != "train":
