@@ -1,8 +1,11 @@
 """Which pair merges next: the two tie-breaking rules, as priority queues over live pair counts.
 
 Both queues are lazy heaps over the trainer's `pair_counts`, as in Hugging Face's `trainer.rs`:
-an entry whose count went stale is refreshed when it reaches the top. They differ only in how
-pairs with equal counts are ordered:
+an entry whose count went stale is refreshed when it reaches the top. An entry is one int packing
+its whole order, its pair and the slot of `held` where the chunks it will merge in wait, as 4 bytes
+each (or that chunk itself, when it is one): a heap of ints compares in one step, takes a third of
+the memory of tuples of sets, and the garbage collector never walks it. The queues differ only in
+how pairs with equal counts are ordered:
 
 - `HfQueue` ("hf" rules): the smaller pair of ids in Hugging Face's id space, as its `BpeTrainer`;
 - `FirstSeenQueue` ("minbpe" rules): the pair seen first, as the tutorials' and minbpe's
@@ -14,8 +17,8 @@ Both also report a `Tie`: the other pairs that had the winning count, and which 
 from __future__ import annotations
 
 import heapq
-import itertools
-from collections.abc import Iterator
+from array import array
+from collections.abc import Collection, Iterable, Iterator
 from typing import NamedTuple
 
 SHIFT = 21  # a pair (left, right) is the int left << SHIFT | right: cheaper to hash than a tuple
@@ -24,7 +27,24 @@ TIE_LIMIT = 16  # tied pairs a merge lists at most (ties late in a small corpus 
 QUICK_TIE_LIMIT = 4  # ... when the other rule's pick is not asked for (the command line's count of ties)
 VISIT_LIMIT = 6 * TIE_LIMIT  # heap entries read looking for them (stale ones are read and passed over)
 
-Entry = tuple[int, int, int, int, int, set[int]]  # (-count, order key 1, order key 2, serial, pair, chunks)
+# A heap entry, from its low bits: pair, slot in `held` (or the one chunk itself, with the ALONE
+# bit: most pairs a merge makes are made in one chunk), serial (which entry of a pair came first),
+# two order keys, then minus the count: ints order as (-count, key 1, key 2, serial) would as a tuple.
+PAIR_MASK = (1 << 2 * SHIFT) - 1
+SLOT_BITS, FIELD = 32, 40  # FIELD: bits of the serial and of each order key (a chunk index or byte offset for "minbpe")
+SLOT_AT = 2 * SHIFT
+ALONE = 1 << SLOT_AT + SLOT_BITS
+SERIAL_AT = SLOT_AT + SLOT_BITS + 1
+KEY_2_AT, KEY_1_AT, COUNT_AT = SERIAL_AT + FIELD, SERIAL_AT + 2 * FIELD, SERIAL_AT + 3 * FIELD
+SLOT_MASK, FIELD_MASK = (1 << SLOT_BITS) - 1, (1 << FIELD) - 1
+KEYS = ((1 << 2 * FIELD) - 1) << KEY_2_AT  # the order keys' bits
+KEY_OFFSET = 1 << SHIFT  # "hf" order keys are ids, or negative for special tokens: shifted to be positive
+Held = Collection[int]  # the chunks an entry will merge in (an array; a set for "minbpe", which prunes it)
+
+
+def pack(count: int, key_1: int, key_2: int, serial: int, slot: int, pair: int) -> int:
+    return (-count << COUNT_AT | key_1 << KEY_1_AT | key_2 << KEY_2_AT | serial << SERIAL_AT | slot << SLOT_AT
+            | pair)
 
 
 class Tie(NamedTuple):
@@ -83,7 +103,7 @@ def first_occurrence(pair: int, chunks: set[int], words: list[list[int]], vocab:
     return None
 
 
-def _first_chunk(pair: int, chunks: set[int], words: list[list[int]]) -> int:
+def _first_chunk(pair: int, chunks: Held, words: list[list[int]]) -> int:
     """The index of the first chunk among `chunks` that holds `pair` (len(words) if none does)."""
     left, right = split(pair)
     index = min(chunks)
@@ -121,38 +141,109 @@ def _find(word: list[int], left: int, right: int) -> int:
 class HfQueue:
     """Most frequent first; ties to the smaller pair of ids in Hugging Face's id space (`key`)."""
 
-    def __init__(self, pair_counts: dict[int, int], where: dict[int, set[int]], key: list[int],
+    def __init__(self, pair_counts: dict[int, int], where: dict[int, Held], key: list[int],
                  words: list[list[int]], vocab: list[bytes], explain: bool = False) -> None:
         self.pair_counts, self.key, self.words, self.vocab = pair_counts, key, words, vocab
         self.explain = explain  # also find the pair the other rule picks in a tie (a scan per tied pair)
         self.tie_limit = TIE_LIMIT if explain else QUICK_TIE_LIMIT
-        self.serial = itertools.count()
-        self.heap: list[Entry] = [self._entry(p, held) for p, held in where.items()]
+        self.serial = 0
+        # The chunks of each entry, in the slot the entry names; a popped entry's slot is reused
+        # (a dict keyed by entries would take three times the memory: it never shrinks).
+        self.held: list[object] = []
+        self.free: list[int] = []
+        self.heap: list[int] = [self._entry(p, held) for p, held in where.items()]
         heapq.heapify(self.heap)
 
-    def _entry(self, pair: int, chunks: set[int]) -> Entry:
-        return (-self.pair_counts[pair], self.key[pair >> SHIFT], self.key[pair & MASK], next(self.serial),
-                pair, chunks)
+    def _entry(self, pair: int, chunks: Held) -> int:
+        key = self.key
+        count, key_1, key_2 = self.pair_counts[pair], key[pair >> SHIFT] + KEY_OFFSET, key[pair & MASK] + KEY_OFFSET
+        if len(chunks) == 1:
+            (chunk,) = chunks
+            entry = pack(count, key_1, key_2, self.serial, chunk, pair) | ALONE
+            self.serial += 1
+            return entry
+        return self._new(count, key_1, key_2, pair, self._stored(chunks))
 
-    def pop(self) -> tuple[int, int, set[int]] | None:
+    def _stored(self, chunks: Iterable[int]) -> object:
+        """Chunk indices as they wait in `held`: 4 bytes each (a set takes ten times that)."""
+        return array("i", chunks).tobytes()
+
+    def _chunks(self, stored: object) -> Held:
+        return array("i", stored)  # type: ignore[arg-type]
+
+    def _new(self, count: int, key_1: int, key_2: int, pair: int, stored: object) -> int:
+        """A new entry (the next serial) whose chunks wait in a free slot."""
+        if self.free:
+            slot = self.free.pop()
+            self.held[slot] = stored
+        else:
+            slot = len(self.held)
+            self.held.append(stored)
+        entry = pack(count, key_1, key_2, self.serial, slot, pair)
+        self.serial += 1
+        return entry
+
+    def _peek(self, entry: int) -> Held:
+        """The chunks an entry will merge in."""
+        if entry & ALONE:
+            return (entry >> SLOT_AT & SLOT_MASK,)
+        return self._chunks(self.held[entry >> SLOT_AT & SLOT_MASK])
+
+    def _take(self, entry: int) -> Held:
+        """The chunks of an entry leaving the heap; its slot becomes free."""
+        chunks = self._peek(entry)
+        if not entry & ALONE:
+            slot = entry >> SLOT_AT & SLOT_MASK
+            self.held[slot] = None
+            self.free.append(slot)
+        return chunks
+
+    def _refresh(self, entry: int, count: int) -> int:
+        """The entry again with its current count and a new serial (as if pushed now), same keys and chunks."""
+        fresh = -count << COUNT_AT | entry & KEYS | self.serial << SERIAL_AT | entry & ~(-1 << SERIAL_AT)
+        self.serial += 1
+        return fresh
+
+    def pop(self) -> tuple[int, int, Held] | None:
         """The next pair to merge, its count and the chunks that may hold it; None when no pair is left."""
-        heap, pair_counts, serial = self.heap, self.pair_counts, self.serial
+        heap, pair_counts = self.heap, self.pair_counts
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            neg_count, order_1, order_2, _, pair, held = heapq.heappop(heap)
+            entry = pop(heap)
+            pair = entry & PAIR_MASK
             count = pair_counts[pair]
-            if -neg_count != count:
-                heapq.heappush(heap, (-count, order_1, order_2, next(serial), pair, held))
+            if -(entry >> COUNT_AT) != count:
+                push(heap, self._refresh(entry, count))
                 continue
-            return (pair, count, held) if count > 0 else None
+            chunks = self._take(entry)
+            return (pair, count, chunks) if count > 0 else None
         return None
 
     def push(self, new_pairs: dict[int, set[int]]) -> None:
         """Queue the pairs a merge created, with the chunks it created them in."""
+        heap, pair_counts, key, held, free = self.heap, self.pair_counts, self.key, self.held, self.free
+        serial, push = self.serial, heapq.heappush
         for pair, chunks in new_pairs.items():
-            if self.pair_counts[pair] > 0:
-                heapq.heappush(self.heap, self._entry(pair, chunks))
+            count = pair_counts[pair]
+            if count > 0:  # `_entry`, inlined: a merge pushes tens of pairs
+                if len(chunks) == 1:
+                    (chunk,) = chunks
+                    where = ALONE | chunk << SLOT_AT
+                else:
+                    stored = array("i", chunks).tobytes()
+                    if free:
+                        slot = free.pop()
+                        held[slot] = stored
+                    else:
+                        slot = len(held)
+                        held.append(stored)
+                    where = slot << SLOT_AT
+                push(heap, -count << COUNT_AT | (key[pair >> SHIFT] + KEY_OFFSET) << KEY_1_AT
+                     | (key[pair & MASK] + KEY_OFFSET) << KEY_2_AT | serial << SERIAL_AT | where | pair)
+                serial += 1
+        self.serial = serial
 
-    def tie(self, pair: int, count: int, held: set[int]) -> Tie | None:
+    def tie(self, pair: int, count: int, held: Held) -> Tie | None:
         """The pairs tied with the winner `pair` (call before merging it); None without a tie.
 
         One comparison when there is no tie. Otherwise the entries whose stored count equals the
@@ -162,10 +253,9 @@ class HfQueue:
         heap, pair_counts = self.heap, self.pair_counts
         neg_count = -count
         # Stale entries on top are refreshed now, as the next `pop` would do anyway.
-        while heap and heap[0][0] == neg_count and pair_counts[heap[0][4]] != count:
-            entry = heap[0]
-            heapq.heapreplace(heap, (-pair_counts[entry[4]], entry[1], entry[2], next(self.serial), entry[4], entry[5]))
-        if not heap or heap[0][0] != neg_count:
+        while heap and heap[0] >> COUNT_AT == neg_count and pair_counts[heap[0] & PAIR_MASK] != count:
+            heapq.heapreplace(heap, self._refresh(heap[0], pair_counts[heap[0] & PAIR_MASK]))
+        if not heap or heap[0] >> COUNT_AT != neg_count:
             return None
         size, limit = len(heap), self.tie_limit
         packed, chunks = [pair], [held]
@@ -173,19 +263,19 @@ class HfQueue:
         append = todo.append
         for position in todo:  # grows while it is read: a walk down the heap's top
             entry = heap[position]
-            other = entry[4]
+            other = entry & PAIR_MASK
             if pair_counts[other] == count and other != pair:
                 if len(packed) == limit:
                     complete = False
                     break
                 packed.append(other)
-                chunks.append(entry[5])
+                chunks.append(self._peek(entry))
             child = position + position + 1
             if child < size:
-                if heap[child][0] == neg_count:
+                if heap[child] >> COUNT_AT == neg_count:
                     append(child)
                 child += 1
-                if child < size and heap[child][0] == neg_count:
+                if child < size and heap[child] >> COUNT_AT == neg_count:
                     append(child)
                 if len(todo) > VISIT_LIMIT and len(packed) > 1:  # enough to show, and a tie for sure
                     complete = False
@@ -197,7 +287,7 @@ class HfQueue:
             packed, chunks = list(first), list(first.values())
         return self._tie(packed, chunks, complete)
 
-    def _tie(self, packed: list[int], chunks: list[set[int]], complete: bool) -> Tie:
+    def _tie(self, packed: list[int], chunks: list[Held], complete: bool) -> Tie:
         minbpe = self._minbpe_index(packed, chunks) if self.explain else -1
         return Tie(tuple(packed), 0, minbpe, complete)
 
@@ -205,7 +295,7 @@ class HfQueue:
         key = self.key
         return min(range(len(packed)), key=lambda i: (key[packed[i] >> SHIFT], key[packed[i] & MASK]))
 
-    def _minbpe_index(self, packed: list[int], chunks: list[set[int]]) -> int:
+    def _minbpe_index(self, packed: list[int], chunks: list[Held]) -> int:
         """The pair seen first: the first chunk holding it, then (in one chunk, at one moment)
         token positions order occurrences as well as byte offsets do."""
         words = self.words
@@ -227,7 +317,7 @@ class FirstSeenQueue(HfQueue):
     and the top is checked and pushed back until both are current, exactly the tutorials' choice.
     """
 
-    def __init__(self, pair_counts: dict[int, int], where: dict[int, set[int]], key: list[int],
+    def __init__(self, pair_counts: dict[int, int], where: dict[int, Held], key: list[int],
                  words: list[list[int]], vocab: list[bytes], explain: bool = True) -> None:
         first: dict[int, tuple[int, int]] = {}
         for index, word in enumerate(words):  # bytes still: an offset is a position
@@ -239,23 +329,32 @@ class FirstSeenQueue(HfQueue):
         super().__init__(pair_counts, where, key, words, vocab, explain=True)  # its own pick is free
         del self.first
 
-    def _entry(self, pair: int, chunks: set[int]) -> Entry:
+    def _entry(self, pair: int, chunks: Held) -> int:
         index, offset = self.first[pair]
-        return (-self.pair_counts[pair], index, offset, next(self.serial), pair, chunks)
+        return self._new(self.pair_counts[pair], index, offset, pair, self._stored(chunks))
 
-    def pop(self) -> tuple[int, int, set[int]] | None:
-        heap, pair_counts, serial, words, vocab = self.heap, self.pair_counts, self.serial, self.words, self.vocab
+    def _stored(self, chunks: Iterable[int]) -> object:
+        return set(chunks)  # as a set: `first_occurrence` prunes it
+
+    def _chunks(self, stored: object) -> Held:
+        return stored  # type: ignore[return-value]
+
+    def pop(self) -> tuple[int, int, Held] | None:
+        heap, pair_counts, words, vocab = self.heap, self.pair_counts, self.words, self.vocab
         while heap:
-            neg_count, index, offset, _, pair, held = heapq.heappop(heap)
+            entry = heapq.heappop(heap)
+            pair = entry & PAIR_MASK
             count = pair_counts[pair]
-            if -neg_count != count:
-                heapq.heappush(heap, (-count, index, offset, next(serial), pair, held))
+            if -(entry >> COUNT_AT) != count:
+                heapq.heappush(heap, self._refresh(entry, count))
                 continue
+            held: set[int] = self._take(entry)  # type: ignore[assignment]  # a set: this queue is never ALONE
             if count < 1:
                 return None
+            index, offset = entry >> KEY_1_AT & FIELD_MASK, entry >> KEY_2_AT & FIELD_MASK
             first = first_occurrence(pair, held, words, vocab, prune=True, known=index)
             if first is not None and first != (index, offset):
-                heapq.heappush(heap, (-count, first[0], first[1], next(serial), pair, held))
+                heapq.heappush(heap, self._new(count, first[0], first[1], pair, held))
                 continue
             return pair, count, held
         return None
@@ -263,11 +362,11 @@ class FirstSeenQueue(HfQueue):
     def push(self, new_pairs: dict[int, set[int]]) -> None:
         # Queued as if first seen at the very start, which is optimistic: `pop` finds where a new
         # pair really is first when it reaches the top, and most new pairs never do.
-        heap, pair_counts, serial = self.heap, self.pair_counts, self.serial
+        heap, pair_counts = self.heap, self.pair_counts
         for pair, chunks in new_pairs.items():
             count = pair_counts[pair]
             if count > 0:
-                heapq.heappush(heap, (-count, 0, 0, next(serial), pair, chunks))
+                heapq.heappush(heap, self._new(count, 0, 0, pair, chunks))
 
-    def _tie(self, packed: list[int], chunks: list[set[int]], complete: bool) -> Tie:
+    def _tie(self, packed: list[int], chunks: list[Held], complete: bool) -> Tie:
         return Tie(tuple(packed), self._hf_index(packed), 0, complete)  # the winner is this rule's pick
