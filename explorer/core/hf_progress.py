@@ -38,6 +38,8 @@ class HfProgress:
         except OSError:
             self.available = False
             return self
+        if os.environ.get("TERM", "dumb") == "dumb":  # unset when started from a desktop: HF would draw nothing
+            os.environ["TERM"] = "xterm"
         self._saved = os.dup(2)
         os.dup2(slave, 2)
         os.close(slave)

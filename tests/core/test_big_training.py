@@ -78,7 +78,11 @@ def test_hf_engine_reads_each_file_once(tmp_path: Path, monkeypatch: pytest.Monk
     assert sum(isinstance(r, Learned) for r in records) == 600 - 256
 
 
-def test_hf_engine_reports_its_own_stages() -> None:
+def test_hf_engine_reports_its_own_stages(monkeypatch: pytest.MonkeyPatch) -> None:
+    import explorer.core.training_run as training_run
+
+    monkeypatch.setattr(training_run, "REPORT_SECONDS", 0.002)  # a short stage is still seen on a quick machine
+    monkeypatch.delenv("TERM", raising=False)  # as when the app is started from a desktop
     corpus = Corpus((Source.pasted("".join(corpus_lines("multi", 200_000, seed=2))),))
     records = list(run_training(corpus, TrainingSettings(4000, "cl100k", engine="hf")))
     stages = {r.stage for r in records if isinstance(r, Counting) and r.phase == "learning"}
