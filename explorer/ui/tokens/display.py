@@ -100,7 +100,7 @@ class DisplayBuilder:
             if self.show_ids:
                 text = f"{token_id}\n" if b"\n" in data else f"{token_id} "
             else:
-                text = token_text(data)
+                text = token_text(data, isolate_hex=True)
                 if self.ids_under:
                     line_break = "\n" if text.endswith("\n") else ""
                     text = text[:len(text) - len(line_break)] + subscript(token_id) + line_break

@@ -19,6 +19,7 @@ from PySide6.QtGui import (QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPai
                            QTextLayout, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
+from explorer.core.bidi import has_right_to_left, starts_right_to_left
 from explorer.core.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
 from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens.display import DisplayPiece
@@ -152,6 +153,20 @@ class TokenView(QPlainTextEdit):
         self.setPalette(colors)
         self.viewport().update()
 
+    def follow_direction(self, text: str) -> None:
+        """A text that starts in Arabic or Hebrew reads from the right: its lines are aligned right.
+        Each line's direction and order stay Qt's bidi algorithm over the whole line (which also
+        keeps letters joined across token boundaries), so an English paragraph in it still reads
+        left to right."""
+        alignment = Qt.AlignmentFlag.AlignRight if starts_right_to_left(text) else Qt.AlignmentFlag.AlignLeft
+        option = self.document().defaultTextOption()
+        if option.alignment() != alignment:
+            option.setTextDirection(Qt.LayoutDirection.LayoutDirectionAuto)
+            option.setAlignment(alignment)
+            self.document().setDefaultTextOption(option)
+            self._boxes.clear()
+            self._missing_boxes.clear()
+
     def set_text_font(self, font: QFont) -> None:
         self.setFont(font)
         self.document().setDefaultFont(font)
@@ -174,6 +189,8 @@ class TokenView(QPlainTextEdit):
 
     def index_at_point(self, point: QPoint) -> int:
         cursor = self.cursorForPosition(point)
+        if has_right_to_left(cursor.block().text()):  # the gap's sides depend on each run's direction
+            return self._index_in_boxes(cursor.block(), QPointF(point))
         position = cursor.position()
         # cursorForPosition gives the nearest gap; the token is on whichever side the point is.
         rect = self.cursorRect(cursor)
@@ -183,6 +200,16 @@ class TokenView(QPlainTextEdit):
         if index < 0 or position >= int(self.starts[index]) + int(self.painted[index]) and self.painted[index] > 0:
             return -1
         return index
+
+    def _index_in_boxes(self, block: QTextBlock, point: QPointF) -> int:
+        """The token whose box holds `point` in `block` (a line with right-to-left runs)."""
+        on_screen = [(found, origin) for found, origin in self._blocks_between(int(point.y()), int(point.y()))
+                     if found == block]
+        for origin, first, boxes in self._token_blocks(on_screen):
+            for offset, rect, _ in boxes:
+                if rect.translated(origin).contains(point):
+                    return first + offset
+        return -1
 
     def show_token(self, index: int) -> None:
         """Scroll to token `index` and select its display text."""
