@@ -140,3 +140,14 @@ def joined_pieces(texts: Sequence[str]) -> list[str]:
             out[index] += ZWJ
             out[index + 1] = ZWJ + out[index + 1]
     return out
+
+
+def isolated(text: str) -> str:
+    """`text` as a first-strong isolate (U+2068 ... U+2069) when it holds right-to-left letters: a
+    token quoted in a sentence (`merge #5: ·<D9> + <85> → ·م`) then keeps its place and its own
+    order, and the sentence its direction. Other text is returned as it is.
+
+    >>> isolated("·the"), isolated("·م") == "\\u2068·م\\u2069"
+    ('·the', True)
+    """
+    return f"\u2068{text}\u2069" if has_right_to_left(text) else text
