@@ -321,7 +321,8 @@ class TokenView(QPlainTextEdit):
             key = (block.text(), relative.tobytes(), painted.tobytes(), context)
             boxes = self._boxes.get(key)
             if boxes is None:
-                boxes = self._boxes[key] = _measure(block.layout(), relative.tolist(), painted.tolist())
+                measure = _measure_bidi if has_right_to_left(key[0]) else _measure
+                boxes = self._boxes[key] = measure(block.layout(), relative.tolist(), painted.tolist())
                 if len(self._boxes) > CACHED_BLOCKS:
                     self._boxes.popitem(last=False)
             yield origin, first, boxes
@@ -453,6 +454,46 @@ def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Bo
                     and layout.lineForTextPosition(starts[offset]).lineNumber() == number - 1)
                 tick = QRectF(min(x1, x2), top + 2, 1.0, height - 4) if begins else None
                 boxes.append((offset, QRectF(min(x1, x2), top, abs(x2 - x1), height), tick))
+    return boxes
+
+
+def _measure_bidi(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Box]:
+    """`_measure` for a block with right-to-left text, where one token can be drawn in pieces apart
+    (`·Hello` after Arabic: its space sits by the Arabic, its word in the English run): each
+    token's boxes are the glyph runs Qt draws for its characters, touching ones joined.
+    (One Qt call per token piece, about as cheap as the two `_measure` makes.)"""
+    boxes: list[Box] = []
+    first = 0
+    for number in range(layout.lineCount()):
+        line = layout.lineAt(number)
+        line_start, line_end = line.textStart(), line.textStart() + line.textLength()
+        top = line.y() - 1
+        height = line.height() + 1 - max(line.leading(), ROW_GAP)
+        while first < len(starts) and ends[first] <= line_start:
+            first += 1
+        for offset in range(first, len(starts)):
+            if starts[offset] >= line_end:
+                break
+            start, end = max(starts[offset], line_start), min(ends[offset], line_end)
+            if end <= start:
+                continue
+            spans = sorted((run.boundingRect().left(), run.boundingRect().right()) for run in line.glyphRuns(start, end - start))
+            joined: list[list[float]] = []
+            for left, right in spans:
+                if right - left < 0.01:
+                    continue
+                if joined and left <= joined[-1][1] + 0.5:
+                    joined[-1][1] = max(joined[-1][1], right)
+                else:
+                    joined.append([left, right])
+            begins = start == starts[offset]
+            x = line.cursorToX(start)[0] if begins and joined else None  # the side the token starts from
+            for left, right in joined:
+                tick = None
+                if x is not None and left - 0.5 <= x <= right + 0.5:
+                    tick = QRectF(min(max(x, left), right - 1.0), top + 2, 1.0, height - 4)
+                    x = None
+                boxes.append((offset, QRectF(left, top, right - left, height), tick))
     return boxes
 
 
