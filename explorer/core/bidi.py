@@ -23,6 +23,7 @@ _RIGHT_TO_LEFT = regex.compile(r"[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\U00010
 _JOINS_NEXT = regex.compile(r"\p{Joining_Type=Dual_Joining}|\p{Joining_Type=Join_Causing}|\p{Joining_Type=Left_Joining}")
 _JOINS_PREVIOUS = regex.compile(r"\p{Joining_Type=Dual_Joining}|\p{Joining_Type=Join_Causing}|\p{Joining_Type=Right_Joining}")
 _TRANSPARENT = regex.compile(r"\p{Joining_Type=Transparent}+")
+_HEX_PIECE = regex.compile(r"<[0-9A-F]{2}(?: [0-9A-F]{2})*>")  # a token's partial bytes as shown (core/render.py)
 
 
 def has_right_to_left(text: str) -> bool:
@@ -46,6 +47,16 @@ def direction(text: str) -> str:
             return "L"
         number = number or kind in ("EN", "AN")
     return "N" if number else ""
+
+
+def label_direction(label: str) -> str:
+    """`direction` of a token as shown, its hex pieces neutral: `<D7>` is half a Hebrew letter,
+    not a Latin word, and goes where the letters around it go.
+
+    >>> label_direction("·<D7>"), label_direction("<D7>ש"), label_direction("<F0 9F>a")
+    ('', 'R', 'L')
+    """
+    return direction(_HEX_PIECE.sub("", label) if "<" in label else label)
 
 
 def starts_right_to_left(text: str) -> bool:

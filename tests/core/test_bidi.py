@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.core.bidi import (ZWJ, direction, has_right_to_left, isolated, joined_pieces, joins_across, resolve,
-                                starts_right_to_left, visual_order)
+from explorer.core.bidi import (ZWJ, direction, has_right_to_left, isolated, joined_pieces, joins_across,
+                                label_direction, resolve, starts_right_to_left, visual_order)
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -50,3 +50,8 @@ def test_joiners_go_where_letters_join_across_a_cut() -> None:
 def test_isolated_only_wraps_right_to_left_text() -> None:
     assert isolated("·the") == "·the"
     assert isolated("·مر") == "\u2068·مر\u2069"
+
+
+def test_hex_pieces_of_a_label_are_neutral() -> None:
+    assert label_direction("·<D7>") == "" and label_direction("<D7 A9>") == ""
+    assert label_direction("<D8>م") == "R" and label_direction("·Hello") == "L"

@@ -205,6 +205,12 @@ def test_trace_boxes_run_from_the_right_and_keep_joined_letters(qtbot: QtBot) ->
     font = strip.font()
     assert visible_glyphs(middle, font) == shaped("يستمع", font, 1, 2)  # medial forms, as in the word
     assert visible_glyphs(middle, font) != shaped("ست", font)  # not the letters shaped alone
+    # r50k's שלום: byte pieces go with the letters around them, all from the right
+    hebrew = ["·<D7>", "<A9>", "ל", "ו", "<D7>", "<9D>"]
+    strip.label = lambda token: hebrew[token]
+    strip.set_tokens([tuple(range(6))], None)
+    lefts = [box[0].left() for box in strip._boxes]
+    assert all(a > b for a, b in zip(lefts, lefts[1:]))
     strip.label = lambda token: ["Hel", "lo", "!"][token]
     strip.set_tokens([(0, 1, 2)], None)
     rects = [box[0] for box in strip._boxes]

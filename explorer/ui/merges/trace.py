@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QCheckBox, QHBoxLayout, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QVBoxLayout,
     QWidget)
 
-from explorer.core.bidi import direction, has_right_to_left, isolated, joined_pieces, visual_order
+from explorer.core.bidi import has_right_to_left, isolated, joined_pieces, label_direction, visual_order
 from explorer.core.bpe import TraceStep
 from explorer.core.errors import ExplorerError
 from explorer.core.tokenizer import Tokenizer
@@ -108,7 +108,7 @@ class TokenStrip(QWidget):
 
     def _order_right_to_left(self, width: float) -> None:
         """Each line's boxes in the bidi algorithm's order: an Arabic word's tokens run from the right."""
-        kinds = [direction(text) for _, _, _, text, _ in self._boxes]
+        kinds = [label_direction(text) for _, _, _, text, _ in self._boxes]
         rtl = next((kind for kind in kinds if kind in ("R", "L")), "L") == "R"
         first = 0
         while first < len(self._boxes):

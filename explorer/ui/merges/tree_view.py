@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsSceneHoverEvent, QGraphicsView, QStyleOptionGraphicsItem,
     QWidget)
 
-from explorer.core.bidi import ZWJ, direction, joins_across
+from explorer.core.bidi import ZWJ, joins_across, label_direction
 from explorer.core.merge_tree import MergeTree, merge_tree
 from explorer.core.merges import MergeForest
 
@@ -161,7 +161,7 @@ class MergeTreeView(QGraphicsView):
         top_of = lambda height: (tree.height - height) * row_height  # noqa: E731 (bytes on the bottom row)
         edge_pen = QPen(QColor("#9aa0a6" if dark else "#5f6368"), 1.4)
         # An Arabic or Hebrew token's tree reads from the right: its first parent on the right.
-        mirrored = direction(label(token_id)) == "R"
+        mirrored = label_direction(label(token_id)) == "R"
         x_of = (lambda node: tree.width - node.x) if mirrored else (lambda node: node.x)  # noqa: E731
         texts = _joined_labels(tree, lines_of)
         self.nodes = []
