@@ -125,17 +125,26 @@ def visual_order(kinds: Sequence[str], right_to_left: bool) -> list[int]:
     return order
 
 
+def joins_forward(text: str) -> bool:
+    """The last letter of `text` joins a letter after it (Arabic, Syriac, N'Ko, Mongolian...)."""
+    text = _TRANSPARENT.sub("", text[-4:]) if text else ""  # (a vowel mark is transparent)
+    return bool(text) and _JOINS_NEXT.fullmatch(text[-1]) is not None
+
+
+def joins_backward(text: str) -> bool:
+    """The first letter of `text` joins a letter before it."""
+    text = _TRANSPARENT.sub("", text[:4]) if text else ""
+    return bool(text) and _JOINS_PREVIOUS.fullmatch(text[0]) is not None
+
+
 def joins_across(before: str, after: str) -> bool:
-    """True if the last letter of `before` and the first of `after` join (Arabic, Syriac, N'Ko,
-    Mongolian...): drawn in two boxes, each needs a zero-width joiner on that side to keep its form.
+    """True if the last letter of `before` and the first of `after` join: drawn in two boxes,
+    each needs a zero-width joiner on that side to keep its form.
 
     >>> joins_across("مر", "حبا"), joins_across("مرح", "با"), joins_across("با", "لعا")
     (False, True, False)
     """
-    before = _TRANSPARENT.sub("", before[-4:]) if before else ""  # (a vowel mark is transparent)
-    after = _TRANSPARENT.sub("", after[:4]) if after else ""
-    return bool(before and after) and _JOINS_NEXT.fullmatch(before[-1]) is not None \
-        and _JOINS_PREVIOUS.fullmatch(after[0]) is not None
+    return joins_forward(before) and joins_backward(after)
 
 
 def joined_pieces(texts: Sequence[str]) -> list[str]:

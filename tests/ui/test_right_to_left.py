@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QFont, QTextLayout
+from PySide6.QtGui import QFont, QGlyphRun, QTextLayout
 from pytestqt.qtbot import QtBot
 
 from explorer.core.bidi import has_right_to_left
@@ -23,24 +23,25 @@ from explorer.ui.tokens.pane import TokensPane
 from explorer.ui.tokens.view import TokenView
 
 ARABIC = "مرحبا بالعالم، كيف حالك اليوم؟"
-INVISIBLE = "\u200b\u200d\u2060\u2066\u2068\u2069"  # the views' zero-width marks
 
 
-def shaped(text: str, font: QFont, start: int = 0, length: int | None = None) -> list[int]:
-    """Glyph ids the font gives `text[start:start + length]` when `text` is shaped whole."""
+def shaped(text: str, font: QFont, start: int = 0, length: int | None = None) -> list[tuple[str, int]]:
+    """(font family, glyph id) Qt draws `text[start:start + length]` with when `text` is shaped whole."""
     layout = QTextLayout(text, font)
     layout.beginLayout()
     line = layout.createLine()
     line.setLineWidth(1e5)
     layout.endLayout()
     length = len(text) - start if length is None else length
-    return [glyph for run in line.glyphRuns(start, length) for glyph in run.glyphIndexes()]
+    return [glyph for run in line.glyphRuns(start, length) for glyph in drawn(run)]
 
 
-def visible_glyphs(text: str, font: QFont) -> list[int]:
-    """The glyphs `text` is drawn with, less those of the zero-width marks."""
-    hidden = set(shaped(INVISIBLE, font))
-    return [glyph for glyph in shaped(text, font) if glyph not in hidden]
+def drawn(run: QGlyphRun) -> list[tuple[str, int]]:
+    """(font family, glyph id) of the glyphs of `run`, less the views' zero-width marks (Qt draws
+    those with the font's own glyph for them, or its space)."""
+    font = run.rawFont()
+    hidden = set(font.glyphIndexesForString("\u200b\u200d\u2060\u2066\u2068\u2069 ")) - {0}
+    return [(font.familyName(), glyph) for glyph in run.glyphIndexes() if glyph not in hidden]
 
 
 @pytest.fixture(scope="module")
@@ -79,11 +80,13 @@ def drawn_glyph_xs(view: TokenView, index: int) -> list[float]:
     block = view.document().findBlock(start)
     layout = block.layout()
     origin = view.blockBoundingGeometry(block).translated(view.contentOffset()).topLeft() + layout.position()
-    hidden = set(shaped(INVISIBLE, view.font()))
     line = layout.lineForTextPosition(start - block.position())
     xs = []
     for run in line.glyphRuns(start - block.position(), int(view.painted[index])):
-        xs += [origin.x() + point.x() for glyph, point in zip(run.glyphIndexes(), run.positions()) if glyph not in hidden]
+        seen = set(drawn(run))
+        family = run.rawFont().familyName()
+        xs += [origin.x() + point.x() for glyph, point in zip(run.glyphIndexes(), run.positions())
+               if (family, glyph) in seen]
     return xs
 
 
@@ -122,11 +125,26 @@ def test_letters_keep_their_joined_forms_across_token_boundaries(qtbot: QtBot, s
     first = o200k.encode_tokens(word)
     assert len(first) > 1  # the word is cut inside a run of joining letters
     start, length = view.position_of(0), int(view.painted[0])
-    drawn = [glyph for glyph in shaped(view.document().firstBlock().text(), font, start, length)
-             if glyph not in set(shaped(INVISIBLE, font))]
+    glyphs = shaped(view.document().firstBlock().text(), font, start, length)
     token = first[0].bytes.decode()
-    assert drawn == shaped(word, font, 0, len(token))  # as in the word shaped whole
-    assert drawn != shaped(token, font)  # not the token alone (its last letter would be final)
+    assert glyphs == shaped(word, font, 0, len(token))  # as in the word shaped whole
+    assert glyphs != shaped(token, font)  # not the token alone (its last letter would be final)
+
+
+def test_ids_under_the_text_keep_the_letters_around_them_joined(qtbot: QtBot, session: Session, o200k) -> None:  # type: ignore[no-untyped-def]
+    pane = tokens_pane(qtbot, session, o200k, "مرحبا")
+    pane.under_button.setChecked(True)
+    view = pane.main_lane.view
+    qtbot.waitUntil(lambda: len(view.ids) == 2 and "\u2080" <= view.toPlainText()[-1] <= "\u2089")
+    font, block = view.font(), view.document().firstBlock().text()
+    digits = set(shaped("\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089", font))
+    first, second = (o200k.token_bytes(int(token)).decode() for token in view.ids)
+    letters = [[glyph for glyph in shaped(block, font, view.position_of(i), int(view.painted[i])) if glyph not in digits]
+               for i in (0, 1)]
+    assert letters[0] == shaped("مرحبا", font, 0, len(first))  # the letters' forms in the whole word
+    assert letters[1] == shaped("مرحبا", font, len(first), len(second))
+    assert letters[0] != shaped(first, font)
+    assert view.toPlainText().startswith(first + "\u2081")  # copied text has no joiners
 
 
 def test_byte_pieces_of_arabic_letters_are_drawn_inside_their_own_boxes(qtbot: QtBot, session: Session, r50k) -> None:  # type: ignore[no-untyped-def]
@@ -203,8 +221,8 @@ def test_trace_boxes_run_from_the_right_and_keep_joined_letters(qtbot: QtBot) ->
     assert rects[0].left() > rects[1].left() > rects[2].left()
     middle = strip._boxes[1][3]
     font = strip.font()
-    assert visible_glyphs(middle, font) == shaped("يستمع", font, 1, 2)  # medial forms, as in the word
-    assert visible_glyphs(middle, font) != shaped("ست", font)  # not the letters shaped alone
+    assert shaped(middle, font) == shaped("يستمع", font, 1, 2)  # medial forms, as in the word
+    assert shaped(middle, font) != shaped("ست", font)  # not the letters shaped alone
     # r50k's שלום: byte pieces go with the letters around them, all from the right
     hebrew = ["·<D7>", "<A9>", "ל", "ו", "<D7>", "<9D>"]
     strip.label = lambda token: hebrew[token]
