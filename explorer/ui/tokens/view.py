@@ -154,16 +154,8 @@ class TokenView(QPlainTextEdit):
         self.viewport().update()
 
     def follow_direction(self, text: str) -> None:
-        """A text that starts in Arabic or Hebrew reads from the right: its lines are aligned right.
-        Each line's direction and order stay Qt's bidi algorithm over the whole line (which also
-        keeps letters joined across token boundaries), so an English paragraph in it still reads
-        left to right."""
-        alignment = Qt.AlignmentFlag.AlignRight if starts_right_to_left(text) else Qt.AlignmentFlag.AlignLeft
-        option = self.document().defaultTextOption()
-        if option.alignment() != alignment:
-            option.setTextDirection(Qt.LayoutDirection.LayoutDirectionAuto)
-            option.setAlignment(alignment)
-            self.document().setDefaultTextOption(option)
+        """Align right a text that starts in Arabic or Hebrew (see `align_to_text`)."""
+        if align_to_text(self, text):
             self._boxes.clear()
             self._missing_boxes.clear()
 
@@ -419,6 +411,21 @@ class TokenView(QPlainTextEdit):
             if index >= 0:
                 self.set_current(index)
                 self.token_hovered.emit(index)
+
+
+def align_to_text(edit: QPlainTextEdit, text: str) -> bool:
+    """A text that starts in Arabic or Hebrew reads from the right: align `edit`'s lines right.
+    Each line's direction and order stay Qt's bidi algorithm over the whole line (which also
+    keeps letters joined across token boundaries), so an English paragraph in it still reads
+    left to right. True if the alignment changed."""
+    alignment = Qt.AlignmentFlag.AlignRight if starts_right_to_left(text) else Qt.AlignmentFlag.AlignLeft
+    option = edit.document().defaultTextOption()
+    if option.alignment() == alignment:
+        return False
+    option.setTextDirection(Qt.LayoutDirection.LayoutDirectionAuto)
+    option.setAlignment(alignment)
+    edit.document().setDefaultTextOption(option)
+    return True
 
 
 def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Box]:
