@@ -31,6 +31,8 @@ SPLIT_COLOR = QColor("#C62828")  # boxes around characters no installed font can
 CACHED_BLOCKS = 1024  # blocks whose token boxes are remembered (a few screens' worth)
 ROW_GAP = 3.0  # pixels below a line that its boxes leave free (one of them is taken back above the line)
 
+_MARKS = "\u200b\u200d\u2060\u2066\u2069"  # the display's zero-width marks (wrapping.py, display.py)
+
 # One token's piece on one line of a block: (token index relative to the block's first token,
 # rectangle relative to the block's layout, the tick that marks the token's start if it starts here).
 Box = tuple[int, QRectF, QRectF | None]
@@ -313,8 +315,12 @@ class TokenView(QPlainTextEdit):
             key = (block.text(), relative.tobytes(), painted.tobytes(), context)
             boxes = self._boxes.get(key)
             if boxes is None:
-                measure = _measure_bidi if has_right_to_left(key[0]) else _measure
-                boxes = self._boxes[key] = measure(block.layout(), relative.tolist(), painted.tolist())
+                text = key[0]
+                if has_right_to_left(text):
+                    boxes = _measure_bidi(block.layout(), relative.tolist(), painted.tolist(), text)
+                else:
+                    boxes = _measure(block.layout(), relative.tolist(), painted.tolist())
+                self._boxes[key] = boxes
                 if len(self._boxes) > CACHED_BLOCKS:
                     self._boxes.popitem(last=False)
             yield origin, first, boxes
@@ -464,12 +470,13 @@ def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Bo
     return boxes
 
 
-def _measure_bidi(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Box]:
+def _measure_bidi(layout: QTextLayout, starts: list[int], ends: list[int], text: str) -> list[Box]:
     """`_measure` for a block with right-to-left text, where one token can be drawn in pieces apart
     (`·Hello` after Arabic: its space sits by the Arabic, its word in the English run): each
     token's boxes are the glyph runs Qt draws for its characters, touching ones joined.
     (One Qt call per token piece, about as cheap as the two `_measure` makes.)"""
     boxes: list[Box] = []
+    units = text.encode("utf-16-le")  # the block's text (Qt's positions are UTF-16 units)
     first = 0
     for number in range(layout.lineCount()):
         line = layout.lineAt(number)
@@ -482,8 +489,8 @@ def _measure_bidi(layout: QTextLayout, starts: list[int], ends: list[int]) -> li
             if starts[offset] >= line_end:
                 break
             start, end = max(starts[offset], line_start), min(ends[offset], line_end)
-            if end <= start:
-                continue
+            if end <= start or end - start <= 2 and not units[2 * start:2 * end].decode("utf-16-le", "ignore").strip(_MARKS):
+                continue  # (only a zero-width mark: its glyph run may report a neighbour's rectangle)
             spans = sorted((run.boundingRect().left(), run.boundingRect().right()) for run in line.glyphRuns(start, end - start))
             joined: list[list[float]] = []
             for left, right in spans:
