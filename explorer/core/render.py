@@ -59,8 +59,12 @@ def split_valid(data: bytes) -> list[tuple[bool, bytes]]:
     return runs
 
 
-def token_text(data: bytes) -> str:
+def token_text(data: bytes, isolate_hex: bool = False) -> str:
     """The token as shown in the token view: visible whitespace, hex like `<E0 A4>` for partial bytes.
+
+    With `isolate_hex` each hex group is a left-to-right isolate (U+2066 ... U+2069): inside an
+    Arabic or Hebrew word the byte pieces of its letters then follow the word's direction, one
+    token after another, instead of running together left to right.
 
     >>> token_text(b" cat")
     '·cat'
@@ -70,7 +74,8 @@ def token_text(data: bytes) -> str:
     try:
         return visible(data.decode("utf-8"))
     except UnicodeDecodeError:
-        return "".join(visible(part.decode("utf-8")) if ok else f"<{hex_bytes(part)}>"
+        left, right = ("\u2066", "\u2069") if isolate_hex else ("", "")
+        return "".join(visible(part.decode("utf-8")) if ok else f"{left}<{hex_bytes(part)}>{right}"
                        for ok, part in split_valid(data))
 
 

@@ -9,6 +9,7 @@ from explorer.core.formats.own import from_merges
 from explorer.core.render import token_text
 from explorer.core.train import train
 from explorer.ui.tokens.display import LONG_LINE, DisplayBuilder, join_pieces
+from explorer.ui.tokens.wrapping import shown
 
 TEXTS = ["One eggless mawa cake, please.\r\nEgg or egg?\rOld Mac line\n", "नमस्ते 🎂 안녕하세요 " * 20]
 
@@ -70,7 +71,7 @@ def test_sentencepiece_tokens_show_spaces_bytes_and_why_a_token_has_no_merge() -
 
     mistral = SentencePieceTokenizer.bundled("mistral_v3")
     ids = mistral.encode("Hello झ", "plain")
-    assert _token_texts(DisplayBuilder(mistral, show_ids=False).piece(ids)) == ["·Hello", "·", "<E0>", "<A4>", "<9D>"]
+    assert [shown(t) for t in _token_texts(DisplayBuilder(mistral, show_ids=False).piece(ids))] == ["·Hello", "·", "<E0>", "<A4>", "<9D>"]
     state = TokenizedText(mistral, "म [INST]", "allowed")
     assert "a character (no merge)" in token_details(state, 1, mistral.forest)
     assert "special or added token" in token_details(state, 3, mistral.forest)

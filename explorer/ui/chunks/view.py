@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (QBrush, QColor, QFont, QFontMetricsF, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen,
-                           QResizeEvent, QTextCharFormat, QTextLayout)
+                           QResizeEvent, QTextCharFormat, QTextLayout, QTextOption)
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
+from explorer.core.bidi import direction, has_right_to_left, resolve, visual_order
 from explorer.core.chars import visible
 from explorer.core.chunk_diff import Comparison, TokenPiece
 from explorer.core.graphemes import ShownPiece, grapheme_bounds, shown_piece, shown_text
@@ -46,6 +47,12 @@ class Box:
     open_right: bool
     tag: str  # the kind's short tag ("L", "N"), on the chunk's last box only
     xs: list[float] = field(default_factory=list)  # x of each character position, filled on paint
+    rtl: bool = False  # reads from the right (Arabic, Hebrew; or a number or neutral in such a line)
+    inset: float = PAD_X  # from the box's left to its text (the tag goes left of right-to-left text)
+
+    def sides(self) -> tuple[float, float]:
+        """x of the side where the box's text starts and of the side where it ends."""
+        return (self.rect.right(), self.rect.left()) if self.rtl else (self.rect.left(), self.rect.right())
 
 
 class ChunkView(QWidget):
@@ -193,10 +200,54 @@ class ChunkView(QWidget):
                     x += needed + GAP_X
                     if position < part_end or self.text[end - 1:end] == "\n":
                         x, y = GAP_X, y + line_height + GAP_Y
+        if has_right_to_left(self.text):
+            self._order_right_to_left(boxes, usable, tag_widths)
         self.boxes = boxes
         bottom = (boxes[-1].rect.bottom() if boxes else 0) + GAP_Y + 2
         if abs(self.minimumHeight() - bottom) > 0.5:
             self.setMinimumHeight(int(math.ceil(bottom)))
+
+    def _order_right_to_left(self, boxes: list[Box], usable: float, tag_widths: dict[str, float]) -> None:
+        """Put each line's boxes in the order the bidi algorithm gives (each box one unit): a line of
+        Arabic or Hebrew runs from the right edge leftwards, an English phrase in it left to right."""
+        kinds: dict[str, str] = {}
+        paragraphs: dict[int, bool] = {}  # paragraph start -> reads from the right
+
+        def kind(box: Box) -> str:
+            text = self.text[box.start:box.end]
+            found = kinds.get(text)
+            if found is None:
+                found = kinds[text] = direction(text)
+            return found
+
+        def reads_from_right(position: int) -> bool:
+            start = self.text.rfind("\n", 0, position) + 1
+            found = paragraphs.get(start)
+            if found is None:
+                end = self.text.find("\n", start)
+                found = paragraphs[start] = direction(self.text[start:end if end >= 0 else len(self.text)]) == "R"
+            return found
+
+        first = 0
+        while first < len(boxes):
+            last = first
+            while last + 1 < len(boxes) and boxes[last + 1].rect.top() == boxes[first].rect.top():
+                last += 1
+            row = boxes[first:last + 1]
+            rtl = reads_from_right(row[0].start)
+            row_kinds = [kind(box) for box in row]
+            for box, resolved in zip(row, resolve(row_kinds, rtl)):
+                box.rtl = resolved == "R"
+                if box.rtl and box.tag:
+                    box.inset = PAD_X + tag_widths.get(box.tag, 0.0)
+            if rtl or "R" in row_kinds:
+                total = sum(box.rect.width() for box in row) + GAP_X * (len(row) - 1)
+                x = max(GAP_X, usable - total) if rtl else GAP_X
+                for index in visual_order(row_kinds, rtl):
+                    box = row[index]
+                    box.rect.moveLeft(x)
+                    x += box.rect.width() + GAP_X
+            first = last + 1
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         self._layout(event.size().width())
@@ -214,6 +265,10 @@ class ChunkView(QWidget):
         box = self.boxes[number]
         shown = shown_piece(self.text, box.start, box.end, self._bounds)
         layout = QTextLayout(shown.text, self.font())
+        if box.rtl:  # (drawn from the box's left: no alignment to the far right of the huge line)
+            option = QTextOption(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignAbsolute)
+            option.setTextDirection(Qt.LayoutDirection.RightToLeft)
+            layout.setTextOption(option)
         muted = QTextCharFormat()
         muted.setForeground(self.palette().color(QPalette.ColorRole.PlaceholderText))
         formats = []
@@ -226,7 +281,7 @@ class ChunkView(QWidget):
         line = layout.createLine()
         line.setLineWidth(1e6)
         layout.endLayout()
-        box.xs = _cursor_xs(layout, shown)
+        box.xs = _cursor_xs(layout, shown, box.rtl)
         self._layouts[number] = layout
         return layout
 
@@ -236,7 +291,7 @@ class ChunkView(QWidget):
         whole = int(offset)
         xs = box.xs
         x = xs[whole] if whole >= len(xs) - 1 else xs[whole] + (offset - whole) * (xs[whole + 1] - xs[whole])
-        return box.rect.left() + PAD_X + x
+        return box.rect.left() + box.inset + x
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
@@ -256,13 +311,13 @@ class ChunkView(QWidget):
             painter.setPen(text_color)
             painter.save()
             painter.setClipRect(box.rect)  # a glyph wider than measured never spills onto its neighbour
-            layout.draw(painter, QPointF(box.rect.left() + PAD_X, box.rect.top() + PAD_Y))
+            layout.draw(painter, QPointF(box.rect.left() + box.inset, box.rect.top() + PAD_Y))
             painter.restore()
             if box.tag:
                 painter.setFont(self._small)
                 painter.setPen(QColor("#b00020") if chunk.is_gap else muted)
                 small = QFontMetricsF(self._small)
-                x = box.rect.right() - small.horizontalAdvance(box.tag) - 3
+                x = box.rect.left() + 3 if box.rtl else box.rect.right() - small.horizontalAdvance(box.tag) - 3
                 y = box.rect.top() + PAD_Y + line_metrics.ascent()
                 painter.drawText(QPointF(x, y), box.tag)
                 painter.setFont(self.font())
@@ -300,7 +355,8 @@ class ChunkView(QWidget):
             return
         painter.drawLine(rect.topLeft(), rect.topRight())
         painter.drawLine(rect.bottomLeft(), rect.bottomRight())
-        for is_open, x in ((box.open_left, rect.left()), (box.open_right, rect.right())):
+        start_x, end_x = (rect.right(), rect.left()) if box.rtl else (rect.left(), rect.right())
+        for is_open, x in ((box.open_left, start_x), (box.open_right, end_x)):
             side = QPen(pen)
             if is_open:  # the chunk goes on in the previous/next box
                 side.setStyle(Qt.PenStyle.DotLine)
@@ -311,12 +367,13 @@ class ChunkView(QWidget):
         """An accent bar on each side whose boundary another pattern does not have."""
         start_differs, end_differs = self.edges[box.chunk] if self.edges else (False, False)
         rect = box.rect
+        start_x, end_x = box.sides()
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(accent(self.dark))
         if start_differs and not box.open_left:
-            painter.drawRoundedRect(QRectF(rect.left() - 2, rect.top() - 3, 4, rect.height() + 6), 1.5, 1.5)
+            painter.drawRoundedRect(QRectF(start_x - 2, rect.top() - 3, 4, rect.height() + 6), 1.5, 1.5)
         if end_differs and not box.open_right:
-            painter.drawRoundedRect(QRectF(rect.right() - 2, rect.top() - 3, 4, rect.height() + 6), 1.5, 1.5)
+            painter.drawRoundedRect(QRectF(end_x - 2, rect.top() - 3, 4, rect.height() + 6), 1.5, 1.5)
 
     def _paint_tokens(self, painter: QPainter, box: Box) -> None:
         if self.tokens is None:
@@ -325,7 +382,8 @@ class ChunkView(QWidget):
         for piece in self.tokens[box.chunk]:
             if piece.end <= box.start or piece.start >= box.end:
                 continue
-            left, right = self._x_at(box, max(piece.start, box.start)), self._x_at(box, min(piece.end, box.end))
+            begin, end = self._x_at(box, max(piece.start, box.start)), self._x_at(box, min(piece.end, box.end))
+            left, right = min(begin, end), max(begin, end)
             color = token_color(piece.token_id, self.dark)
             color = color.darker(130) if not self.dark else color.lighter(170)
             painter.setPen(Qt.PenStyle.NoPen)
@@ -334,15 +392,16 @@ class ChunkView(QWidget):
             if piece.crosses_start or piece.crosses_end:  # a token that straddles this pattern's chunks
                 painter.setBrush(accent(self.dark))
                 if piece.crosses_start and piece.start >= box.start:
-                    painter.drawRect(QRectF(left, y - 2, 2, TOKEN_BAR + 4))
+                    painter.drawRect(QRectF(begin - 2 if box.rtl else begin, y - 2, 2, TOKEN_BAR + 4))
                 if piece.crosses_end and piece.end <= box.end:
-                    painter.drawRect(QRectF(right - 2, y - 2, 2, TOKEN_BAR + 4))
+                    painter.drawRect(QRectF(end if box.rtl else end - 2, y - 2, 2, TOKEN_BAR + 4))
 
     def _paint_highlight(self, painter: QPainter, box: Box) -> None:
         start, end = self.highlight or (0, 0)
         if end <= box.start or start >= box.end:
             return
-        left, right = self._x_at(box, max(start, box.start)), self._x_at(box, min(end, box.end))
+        begin, finish = self._x_at(box, max(start, box.start)), self._x_at(box, min(end, box.end))
+        left, right = min(begin, finish), max(begin, finish)
         pen = QPen(self.palette().color(QPalette.ColorRole.Highlight), 2.0)
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -443,15 +502,16 @@ def _fit(shown: Callable[[int, int], str], bounds: frozenset[int], start: int, e
     return min(cut, end)
 
 
-def _cursor_xs(layout: QTextLayout, shown: ShownPiece) -> list[float]:
-    """x of every character position of the box; positions inside a grapheme (न + ा) are spread
-    evenly across it."""
+def _cursor_xs(layout: QTextLayout, shown: ShownPiece, rtl: bool = False) -> list[float]:
+    """x of every character position of the box (from the right for right-to-left text);
+    positions inside a grapheme (न + ा) are spread evenly across it."""
     line = layout.lineAt(0)
     xs = []
     for unit in shown.units:
         x, position = line.cursorToX(unit)
         xs.append(float(x) if position == unit else math.nan)
-    xs[0], xs[-1] = 0.0, float(line.naturalTextWidth())
+    width = float(line.naturalTextWidth())
+    xs[0], xs[-1] = (width, 0.0) if rtl else (0.0, width)
     known = [i for i, x in enumerate(xs) if not math.isnan(x)]
     for left, right in zip(known, known[1:]):
         for i in range(left + 1, right):

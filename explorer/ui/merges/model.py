@@ -11,6 +11,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from explorer.core.bidi import isolated
 from explorer.core.merges import MergeForest
 from explorer.core.scripts import SCRIPT_NAMES
 from explorer.core.vocab_filter import (
@@ -182,7 +183,7 @@ class VocabModel(QAbstractTableModel):
             parent = int(values[row])
             parent_row = table.row_of.get(parent)
             text = table.visible[parent_row] if parent_row is not None else "?"
-            return f"{text}  ({parent})"
+            return f"{isolated(text)}  ({parent})"
         values = table.column(key)
         if values is None or values[row] == NO_VALUE:
             return ""
@@ -190,7 +191,7 @@ class VocabModel(QAbstractTableModel):
 
     def _tooltip(self, table: VocabTable, row: int) -> str:
         data = table.data[row]
-        lines = [f"id {int(table.ids[row])}: {table.visible[row]}", f"bytes: {data.hex(' ').upper()}"]
+        lines = [f"id {int(table.ids[row])}: {isolated(table.visible[row])}", f"bytes: {data.hex(' ').upper()}"]
         flags = table.row_flags(row)
         if flags:
             lines.append("flags: " + ", ".join(flags))
@@ -230,8 +231,8 @@ class ChildrenModel(QAbstractListModel):
             text = table.visible[row] if table is not None and row is not None else str(token_id)
             if role == Qt.ItemDataRole.ToolTipRole:
                 rank = forest.rank(token_id) if forest is not None else None
-                return f"id {token_id}, merge rank {rank}: {text}"
-            return f"{text}   #{token_id}"
+                return f"id {token_id}, merge rank {rank}: {isolated(text)}"
+            return f"{isolated(text)}   #{token_id}"
         return None
 
 

@@ -14,6 +14,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QListView, QSplitter, QStackedWidget, QToolButton, \
     QVBoxLayout, QWidget
 
+from explorer.core.bidi import isolated
 from explorer.core.errors import ExplorerError
 from explorer.core.merges import MergeForest
 from explorer.core.tokenizer import Tokenizer
@@ -187,7 +188,7 @@ class TokenPanel(QSplitter):
     def describe(self, token_id: int) -> str:
         """A box's tooltip."""
         table, forest = self.context.table, self.context.forest
-        lines = [f"{self.context.label(token_id)}   id {token_id}"]
+        lines = [f"{isolated(self.context.label(token_id))}   id {token_id}"]
         if table is not None and token_id in table.row_of:
             row = table.row_of[token_id]
             lines.append("bytes " + table.data[row].hex(" ").upper())
@@ -208,7 +209,8 @@ class TokenPanel(QSplitter):
             return
         row = table.row_of[token_id]
         data = table.data[row]
-        self.title_label.setText(f"<span style='font-size:large'><b>{_html(label(token_id))}</b></span>"
+        # (The mark first: a rich-text line that starts with an Arabic token would read from the right.)
+        self.title_label.setText(f"\u200e<span style='font-size:large'><b>{_html(label(token_id))}</b></span>"
                                  f"&nbsp;&nbsp;id {token_id} · {len(data)} byte{'s' if len(data) != 1 else ''}")
         parts: list[str] = []
         if forest is not None:
@@ -283,4 +285,5 @@ def _tool_button(text: str, tip: str, slot: Callable[[], object]) -> QToolButton
 
 
 def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """A token's label in a rich-text sentence (isolated, so an Arabic token keeps its place)."""
+    return isolated(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

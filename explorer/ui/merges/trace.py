@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QCheckBox, QHBoxLayout, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QVBoxLayout,
     QWidget)
 
+from explorer.core.bidi import has_right_to_left, isolated, joined_pieces, label_direction, visual_order
 from explorer.core.bpe import TraceStep
 from explorer.core.errors import ExplorerError
 from explorer.core.tokenizer import Tokenizer
@@ -74,7 +75,7 @@ class TokenStrip(QWidget):
         self.highlight: tuple[int, set[int]] | None = None
         self.label: Callable[[int], str] = str
         self.dark = False
-        self._boxes: list[tuple[QRectF, int, bool]] = []
+        self._boxes: list[tuple[QRectF, int, bool, str, int]] = []  # rect, token, made by the last merge, text, chunk
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         self.setMouseTracking(True)
 
@@ -91,16 +92,38 @@ class TokenStrip(QWidget):
         self._boxes = []
         width = max(100, self.width() - 8)
         for chunk_index, chunk in enumerate(self.chunks):
-            for position, token in enumerate(chunk):
-                text = self.label(token)
+            # Each box is drawn alone: zero-width joiners keep an Arabic letter's joined form.
+            texts = joined_pieces([self.label(token) for token in chunk])
+            for position, (token, text) in enumerate(zip(chunk, texts)):
                 box_width = metrics.horizontalAdvance(text) + 12
                 if x + box_width > width and x > 4:
                     x, y = 4.0, y + height + 6
                 new = self.highlight is not None and self.highlight[0] == chunk_index and position in self.highlight[1]
-                self._boxes.append((QRectF(x, y, box_width, height), token, new))
+                self._boxes.append((QRectF(x, y, box_width, height), token, new, text, chunk_index))
                 x += box_width + 2
             x += 12  # the gap between chunks: merges never cross it
+        if any(has_right_to_left(text) for _, _, _, text, _ in self._boxes):
+            self._order_right_to_left(width)
         self._height = int(y + height + 6)
+
+    def _order_right_to_left(self, width: float) -> None:
+        """Each line's boxes in the bidi algorithm's order: an Arabic word's tokens run from the right."""
+        kinds = [label_direction(text) for _, _, _, text, _ in self._boxes]
+        rtl = next((kind for kind in kinds if kind in ("R", "L")), "L") == "R"
+        first = 0
+        while first < len(self._boxes):
+            last = first
+            while last + 1 < len(self._boxes) and self._boxes[last + 1][0].top() == self._boxes[first][0].top():
+                last += 1
+            row = self._boxes[first:last + 1]
+            order = visual_order(kinds[first:last + 1], rtl)
+            gaps = [2.0 if row[a][4] == row[b][4] else 14.0 for a, b in zip(order, order[1:])]
+            total = sum(box[0].width() for box in row) + sum(gaps)
+            x = max(4.0, width - total) if rtl else 4.0
+            for index, gap in zip(order, [*gaps, 0.0]):
+                row[index][0].moveLeft(x)
+                x += row[index][0].width() + gap
+            first = last + 1
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(300, getattr(self, "_height", 40))
@@ -116,22 +139,22 @@ class TokenStrip(QWidget):
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         text_pen = QColor("#e8eaed" if self.dark else "#1f1f1f")
-        for rect, token, new in self._boxes:
+        for rect, token, new, text, _ in self._boxes:
             painter.setBrush(token_color(token, self.dark))
             painter.setPen(QPen(text_pen, 2.5) if new else QPen(QColor("#9aa0a6" if self.dark else "#80868b"), 1))
             painter.drawRoundedRect(rect, 4, 4)
             painter.setPen(text_pen)
-            painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), self.label(token))
+            painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), text)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
         point = QPointF(event.position())
-        for rect, token, _ in self._boxes:
+        for rect, token, *_ in self._boxes:
             if rect.contains(point):
                 self.token_clicked.emit(token)
                 return
 
     def tokens_shown(self) -> list[str]:
-        return [self.label(token) for _, token, _ in self._boxes]
+        return [self.label(token) for _, token, *_ in self._boxes]
 
 
 class TracePanel(QWidget):
@@ -281,8 +304,8 @@ class TracePanel(QWidget):
         self.steps.clear()
         if self.trace is not None:
             for number, (_, step) in enumerate(self.trace.steps, start=1):
-                item = QListWidgetItem(f"{number}. merge #{step.rank:,}: {self.label(step.left)} + "
-                                       f"{self.label(step.right)} \u2192 {self.label(step.new_id)}"
+                left, right, new = (isolated(self.label(token)) for token in (step.left, step.right, step.new_id))
+                item = QListWidgetItem(f"{number}. merge #{step.rank:,}: {left} + {right} \u2192 {new}"
                                        + (f"  (\u00d7{len(step.positions)})" if len(step.positions) > 1 else ""))
                 item.setData(Qt.ItemDataRole.UserRole, step.new_id)
                 self.steps.addItem(item)
@@ -336,4 +359,5 @@ class TracePanel(QWidget):
 
 
 def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """A token's label in a rich-text sentence (isolated, so an Arabic token keeps its place)."""
+    return isolated(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

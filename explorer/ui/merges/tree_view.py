@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsSceneHoverEvent, QGraphicsView, QStyleOptionGraphicsItem,
     QWidget)
 
+from explorer.core.bidi import ZWJ, joins_across, label_direction
 from explorer.core.merge_tree import MergeTree, merge_tree
 from explorer.core.merges import MergeForest
 
@@ -159,20 +160,24 @@ class MergeTreeView(QGraphicsView):
         row_height = box_height + ROW_GAP
         top_of = lambda height: (tree.height - height) * row_height  # noqa: E731 (bytes on the bottom row)
         edge_pen = QPen(QColor("#9aa0a6" if dark else "#5f6368"), 1.4)
+        # An Arabic or Hebrew token's tree reads from the right: its first parent on the right.
+        mirrored = label_direction(label(token_id)) == "R"
+        x_of = (lambda node: tree.width - node.x) if mirrored else (lambda node: node.x)  # noqa: E731
+        texts = _joined_labels(tree, lines_of)
         self.nodes = []
         for node in tree.nodes:
             for child_index in node.children:
                 child = tree.nodes[child_index]
-                path = QPainterPath(QPointF(node.x, top_of(node.height) + box_height))
-                path.lineTo(QPointF(child.x, top_of(child.height)))
+                path = QPainterPath(QPointF(x_of(node), top_of(node.height) + box_height))
+                path.lineTo(QPointF(x_of(child), top_of(child.height)))
                 edge = QGraphicsPathItem(path)
                 edge.setPen(edge_pen)
                 edge.setZValue(-1)
                 self.scene().addItem(edge)
         for node in tree.nodes:
-            item = NodeItem(node.token_id, lines_of(node.token_id), node.height, (node.width, box_height),
+            item = NodeItem(node.token_id, texts[node.index], node.height, (node.width, box_height),
                             (font, small), dark, describe(node.token_id), node.index == 0)
-            item.setPos(node.x, top_of(node.height))
+            item.setPos(x_of(node), top_of(node.height))
             self.scene().addItem(item)
             self.nodes.append(item)
         margin = 16.0
@@ -295,3 +300,16 @@ class MergeTreeView(QGraphicsView):
         painter.fillRect(QRectF(0, 0, rect.width(), rect.height()), QColor("#202124" if self.dark else "#ffffff"))
         self.scene().render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
         return painter.end()
+
+
+def _joined_labels(tree: MergeTree, lines_of: Callable[[int], list[str]]) -> list[list[str]]:
+    """Each node's lines; the two parents of a merge are the two halves of one text, so where
+    their letters join (Arabic, Syriac...) each keeps its joined form (a zero-width joiner)."""
+    texts = [list(lines_of(node.token_id)) for node in tree.nodes]
+    for node in tree.nodes:
+        if len(node.children) == 2:
+            left, right = node.children
+            if joins_across(texts[left][0], texts[right][0]):
+                texts[left][0] += ZWJ
+                texts[right][0] = ZWJ + texts[right][0]
+    return texts

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.bidi import ZWJ, joins_backward, joins_forward
 from explorer.core.incremental import CUTS_END, CUTS_START, unseen_ids
 from explorer.core.render import token_text
 from explorer.core.tokenizer import Tokenizer
@@ -85,6 +86,9 @@ class DisplayBuilder:
         self.newline = np.zeros(size, bool)  # the display ends with a line break
         self.ends_cr = np.zeros(size, bool)  # the token ends with "\r" (shown as `␍`)
         self.starts_lf = np.zeros(size, bool)  # the token starts with "\n"
+        # (ids under the text: the token's last letter joins one after it / its first one before it)
+        self.joins_next = np.zeros(size, bool)
+        self.joins_previous = np.zeros(size, bool)
         self.line = 0  # display characters since the last line break
 
     def _learn(self, ids: np.ndarray) -> None:
@@ -93,15 +97,16 @@ class DisplayBuilder:
             grow = int(ids.max()) + 1 - len(self.lengths)
             self.lengths = np.concatenate([self.lengths, np.full(grow, -1, np.int64)])
             self.painted = np.concatenate([self.painted, np.zeros(grow, np.int64)])
-            for name in ("newline", "ends_cr", "starts_lf"):
+            for name in ("newline", "ends_cr", "starts_lf", "joins_next", "joins_previous"):
                 setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow, bool)]))
         for token_id in unseen_ids(ids, self.lengths):
             data = self.tokenizer.token_bytes(token_id)
             if self.show_ids:
                 text = f"{token_id}\n" if b"\n" in data else f"{token_id} "
             else:
-                text = token_text(data)
+                text = token_text(data, isolate_hex=True)
                 if self.ids_under:
+                    self.joins_next[token_id], self.joins_previous[token_id] = joins_forward(text), joins_backward(text)
                     line_break = "\n" if text.endswith("\n") else ""
                     text = text[:len(text) - len(line_break)] + subscript(token_id) + line_break
                 if self.wrap is not None:
@@ -125,6 +130,8 @@ class DisplayBuilder:
         lengths = self.lengths[ids]  # (indexing with an array copies: these are ours to change)
         painted = self.painted[ids]
         breaks = self.newline[ids]
+        if self.ids_under and len(ids) > 1:
+            self._keep_joined(ids, texts, lengths, painted)
         if captions and not self.show_ids:
             for index, char in captions.items():
                 if 0 <= index < len(texts) and not breaks[index]:
@@ -146,6 +153,18 @@ class DisplayBuilder:
         length = int(ends[-1]) if len(ids) else 0
         self.line = _line_after(ends, breaks, self.line)
         return DisplayPiece("".join(texts), ends - lengths, painted, length)
+
+
+    def _keep_joined(self, ids: np.ndarray, texts: list[str], lengths: np.ndarray, painted: np.ndarray) -> None:
+        """Ids under the text: an id between two Arabic letters that join would cut the word into
+        isolated letters; a zero-width joiner on each side of it keeps their joined forms."""
+        for index in np.flatnonzero(self.joins_next[ids[:-1]] & self.joins_previous[ids[1:]]).tolist():
+            sub = subscript(int(ids[index]))
+            if texts[index].endswith(sub):
+                texts[index] = texts[index][:-len(sub)] + ZWJ + sub
+                texts[index + 1] = ZWJ + texts[index + 1]
+                lengths[index:index + 2] += 1
+                painted[index:index + 2] += 1
 
 
 def _forced_breaks(ends: np.ndarray, breaks: np.ndarray, carry: int) -> np.ndarray:

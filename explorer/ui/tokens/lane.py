@@ -118,6 +118,7 @@ class Lane(QWidget):
             self.encode_all(text)
             return
         self.text = text
+        self.view.follow_direction("" if self.show_ids else text)
         if edit.removed or edit.inserted or edit.char_delta:
             self._show_edit(edit)
         self.last_edit_seconds = time.perf_counter() - started
@@ -193,6 +194,7 @@ class Lane(QWidget):
 
     def _start_filling(self, text: str) -> None:
         self.text = text
+        self.view.follow_direction("" if self.show_ids else text)
         self.complete = False
         self.words = None
         self._queue.clear()

@@ -24,7 +24,7 @@ from explorer.ui.tokens.findings_panel import FindingsPanel
 from explorer.ui.tokens.glyphs import missing_message
 from explorer.ui.tokens.lane import Lane
 from explorer.ui.tokens.prompt import Prompt
-from explorer.ui.tokens.view import DIFF_COLOR
+from explorer.ui.tokens.view import DIFF_COLOR, align_to_text
 from explorer.ui.workers import freeze_long_lived
 
 SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"
@@ -276,6 +276,7 @@ class TokensPane(Pane):
 
     def _on_prompt_changed(self) -> None:
         text = self.prompt.text
+        align_to_text(self.editor, text)  # as the lanes below it
         for lane in self.lanes:
             lane.set_text(text)
         self._idle.start()

@@ -19,6 +19,7 @@ from PySide6.QtGui import (QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPai
                            QTextLayout, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
+from explorer.core.bidi import has_right_to_left, starts_right_to_left
 from explorer.core.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
 from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens.display import DisplayPiece
@@ -29,6 +30,8 @@ DIFF_COLOR = QColor("#D81B60")  # boundary differences in a comparison: magenta,
 SPLIT_COLOR = QColor("#C62828")  # boxes around characters no installed font can draw
 CACHED_BLOCKS = 1024  # blocks whose token boxes are remembered (a few screens' worth)
 ROW_GAP = 3.0  # pixels below a line that its boxes leave free (one of them is taken back above the line)
+
+_MARKS = "\u200b\u200d\u2060\u2066\u2069"  # the display's zero-width marks (wrapping.py, display.py)
 
 # One token's piece on one line of a block: (token index relative to the block's first token,
 # rectangle relative to the block's layout, the tick that marks the token's start if it starts here).
@@ -152,6 +155,12 @@ class TokenView(QPlainTextEdit):
         self.setPalette(colors)
         self.viewport().update()
 
+    def follow_direction(self, text: str) -> None:
+        """Align right a text that starts in Arabic or Hebrew (see `align_to_text`)."""
+        if align_to_text(self, text):
+            self._boxes.clear()
+            self._missing_boxes.clear()
+
     def set_text_font(self, font: QFont) -> None:
         self.setFont(font)
         self.document().setDefaultFont(font)
@@ -174,6 +183,8 @@ class TokenView(QPlainTextEdit):
 
     def index_at_point(self, point: QPoint) -> int:
         cursor = self.cursorForPosition(point)
+        if has_right_to_left(cursor.block().text()):  # the gap's sides depend on each run's direction
+            return self._index_in_boxes(cursor.block(), QPointF(point))
         position = cursor.position()
         # cursorForPosition gives the nearest gap; the token is on whichever side the point is.
         rect = self.cursorRect(cursor)
@@ -183,6 +194,16 @@ class TokenView(QPlainTextEdit):
         if index < 0 or position >= int(self.starts[index]) + int(self.painted[index]) and self.painted[index] > 0:
             return -1
         return index
+
+    def _index_in_boxes(self, block: QTextBlock, point: QPointF) -> int:
+        """The token whose box holds `point` in `block` (a line with right-to-left runs)."""
+        on_screen = [(found, origin) for found, origin in self._blocks_between(int(point.y()), int(point.y()))
+                     if found == block]
+        for origin, first, boxes in self._token_blocks(on_screen):
+            for offset, rect, _ in boxes:
+                if rect.translated(origin).contains(point):
+                    return first + offset
+        return -1
 
     def show_token(self, index: int) -> None:
         """Scroll to token `index` and select its display text."""
@@ -294,7 +315,12 @@ class TokenView(QPlainTextEdit):
             key = (block.text(), relative.tobytes(), painted.tobytes(), context)
             boxes = self._boxes.get(key)
             if boxes is None:
-                boxes = self._boxes[key] = _measure(block.layout(), relative.tolist(), painted.tolist())
+                text = key[0]
+                if has_right_to_left(text):
+                    boxes = _measure_bidi(block.layout(), relative.tolist(), painted.tolist(), text)
+                else:
+                    boxes = _measure(block.layout(), relative.tolist(), painted.tolist())
+                self._boxes[key] = boxes
                 if len(self._boxes) > CACHED_BLOCKS:
                     self._boxes.popitem(last=False)
             yield origin, first, boxes
@@ -393,6 +419,21 @@ class TokenView(QPlainTextEdit):
                 self.token_hovered.emit(index)
 
 
+def align_to_text(edit: QPlainTextEdit, text: str) -> bool:
+    """A text that starts in Arabic or Hebrew reads from the right: align `edit`'s lines right.
+    Each line's direction and order stay Qt's bidi algorithm over the whole line (which also
+    keeps letters joined across token boundaries), so an English paragraph in it still reads
+    left to right. True if the alignment changed."""
+    alignment = Qt.AlignmentFlag.AlignRight if starts_right_to_left(text) else Qt.AlignmentFlag.AlignLeft
+    option = edit.document().defaultTextOption()
+    if option.alignment() == alignment:
+        return False
+    option.setTextDirection(Qt.LayoutDirection.LayoutDirectionAuto)
+    option.setAlignment(alignment)
+    edit.document().setDefaultTextOption(option)
+    return True
+
+
 def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Box]:
     """The boxes of tokens that start at `starts` and are coloured up to `ends` in a block (positions
     relative to the block, the first may be negative; a token wider than a line gets a box per line).
@@ -426,6 +467,47 @@ def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Bo
                     and layout.lineForTextPosition(starts[offset]).lineNumber() == number - 1)
                 tick = QRectF(min(x1, x2), top + 2, 1.0, height - 4) if begins else None
                 boxes.append((offset, QRectF(min(x1, x2), top, abs(x2 - x1), height), tick))
+    return boxes
+
+
+def _measure_bidi(layout: QTextLayout, starts: list[int], ends: list[int], text: str) -> list[Box]:
+    """`_measure` for a block with right-to-left text, where one token can be drawn in pieces apart
+    (`·Hello` after Arabic: its space sits by the Arabic, its word in the English run): each
+    token's boxes are the glyph runs Qt draws for its characters, touching ones joined.
+    (One Qt call per token piece, about as cheap as the two `_measure` makes.)"""
+    boxes: list[Box] = []
+    units = text.encode("utf-16-le")  # the block's text (Qt's positions are UTF-16 units)
+    first = 0
+    for number in range(layout.lineCount()):
+        line = layout.lineAt(number)
+        line_start, line_end = line.textStart(), line.textStart() + line.textLength()
+        top = line.y() - 1
+        height = line.height() + 1 - max(line.leading(), ROW_GAP)
+        while first < len(starts) and ends[first] <= line_start:
+            first += 1
+        for offset in range(first, len(starts)):
+            if starts[offset] >= line_end:
+                break
+            start, end = max(starts[offset], line_start), min(ends[offset], line_end)
+            if end <= start or end - start <= 2 and not units[2 * start:2 * end].decode("utf-16-le", "ignore").strip(_MARKS):
+                continue  # (only a zero-width mark: its glyph run may report a neighbour's rectangle)
+            spans = sorted((run.boundingRect().left(), run.boundingRect().right()) for run in line.glyphRuns(start, end - start))
+            joined: list[list[float]] = []
+            for left, right in spans:
+                if right - left < 0.01:
+                    continue
+                if joined and left <= joined[-1][1] + 0.5:
+                    joined[-1][1] = max(joined[-1][1], right)
+                else:
+                    joined.append([left, right])
+            begins = start == starts[offset]
+            x = line.cursorToX(start)[0] if begins and joined else None  # the side the token starts from
+            for left, right in joined:
+                tick = None
+                if x is not None and left - 0.5 <= x <= right + 0.5:
+                    tick = QRectF(min(max(x, left), right - 1.0), top + 2, 1.0, height - 4)
+                    x = None
+                boxes.append((offset, QRectF(left, top, right - left, height), tick))
     return boxes
 
 

@@ -18,8 +18,11 @@ import unicodedata
 from PySide6.QtCore import QTextBoundaryFinder
 
 JOINER, BREAK, NO_BREAK_SPACE = "\u2060", "\u200b", "\u00a0"
+ISOLATE, END_ISOLATE = "\u2066", "\u2069"  # around hex pieces (explorer/core/render.py)
+LETTER_JOINER = "\u200d"  # either side of an id between joining letters (display.py); a ZWJ of the text shows as ⟨ZWJ⟩
 # The view's text -> what it reads as (a real no-break space in a token shows as `␣`, never as itself).
-READ = {ord(JOINER): None, ord(BREAK): None, ord(NO_BREAK_SPACE): " "}
+READ = {ord(JOINER): None, ord(BREAK): None, ord(NO_BREAK_SPACE): " ", ord(ISOLATE): None, ord(END_ISOLATE): None,
+        ord(LETTER_JOINER): None}
 
 # Scripts whose letters join, stack or reorder across a character boundary (Arabic and its
 # relatives, the Brahmic scripts with their viramas, Mongolian, ...), Hangul vowel and final
@@ -51,7 +54,8 @@ def keep_whole(text: str) -> str:
     while position != -1:
         inside.add(position)
         position = finder.toNextBoundary()
-    out = [BREAK] if text and breaks_before(text[0]) else []
+    first = text.lstrip(ISOLATE)[:1]
+    out = [BREAK] if first and breaks_before(first) else []
     offset = 0  # UTF-16
     previous = ""
     for char in text:

@@ -7,10 +7,8 @@ again, with the Tokens pane's own view and display, so the boxes look as they do
 
 from __future__ import annotations
 
-import unicodedata
 
 import numpy as np
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QGroupBox, QLineEdit, QVBoxLayout, QWidget
 
@@ -105,7 +103,7 @@ class LiveSentence(QGroupBox):
         flags[:-1] |= continues[1:] * np.uint8(CUTS_END)
         piece = DisplayBuilder(vocab, False, keep_whole).piece(ids)  # type: ignore[arg-type]
         self.view.clear_tokens()
-        self._set_direction(self.tokens.text)
+        self.view.follow_direction(self.tokens.text)
         self.view.append_tokens(ids, flags.astype(np.uint8), piece)
         size = len(self.tokens.text.encode("utf-8"))
         merges = self.tokens.applied
@@ -113,16 +111,6 @@ class LiveSentence(QGroupBox):
         if len(ids):
             figures += f" ({size / len(ids):.2f} bytes per token)"
         self.count.setText(figures + (f" after {plural(merges, 'merge')}" if merges else ", one per byte before any merge"))
-
-    def _set_direction(self, text: str) -> None:
-        """An Arabic or Hebrew sentence reads from the right, in the strip as in the line above it."""
-        rtl = _starts_right_to_left(text)
-        option = self.view.document().defaultTextOption()
-        direction = Qt.LayoutDirection.RightToLeft if rtl else Qt.LayoutDirection.LeftToRight
-        if option.textDirection() != direction:
-            option.setTextDirection(direction)
-            option.setAlignment(Qt.AlignmentFlag.AlignRight if rtl else Qt.AlignmentFlag.AlignLeft)
-            self.view.document().setDefaultTextOption(option)
 
     # Looks
 
@@ -133,14 +121,3 @@ class LiveSentence(QGroupBox):
         self.view.set_text_font(font)
         lines = QFontMetrics(font).lineSpacing() * VIEW_LINES
         self.view.setFixedHeight(lines + 2 * self.view.frameWidth() + 2 * int(self.view.document().documentMargin()) + 6)
-
-
-def _starts_right_to_left(text: str) -> bool:
-    """The first strong character is right-to-left (the Unicode rule for a paragraph's direction)."""
-    for char in text:
-        kind = unicodedata.bidirectional(char)
-        if kind in ("R", "AL"):
-            return True
-        if kind == "L":
-            return False
-    return False
