@@ -395,8 +395,8 @@ class Pretokenizer:
             if end == size:
                 yield pieces
                 return
+            position = end - len(pieces[-1]) - len(pieces[-2])  # pieces always cover their text
             del pieces[-2:]
-            position += sum(map(len, pieces))
             yield pieces
         yield self.pieces(text[position:])
 
