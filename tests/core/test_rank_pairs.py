@@ -4,7 +4,6 @@ numpy batch merge over it (merge_batch), against tiktoken itself."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
