@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 from itertools import chain, compress, repeat
-from operator import is_
+from operator import is_, is_not, not_
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -272,31 +272,38 @@ class BPE(Tokenizer):
             yield batch
 
     def _fill(self, found: list[tuple[int, ...] | None], pieces: list[str]) -> None:
-        """Fill in the ids of the chunks the cache has not seen (None in `found`), merged all
-        together when they are many (a cold cache): one by one, each costs microseconds."""
+        """Fill in the ids of the chunks the cache has not seen (None in `found`)."""
         missing = list(compress(range(len(pieces)), map(is_, found, repeat(None))))
-        new = set(map(pieces.__getitem__, missing))
-        if len(new) >= _MANY and type(self).encode_bytes is BPE.encode_bytes:
-            self._learn(new)  # (a subclass with a merge rule of its own keeps it, chunk by chunk)
+        self._learn(set(map(pieces.__getitem__, missing)))
         cache = self._cache
-        for index in missing:
+        for index in missing:  # (a few thousand a batch, even on a cold cache)
             found[index] = cache[pieces[index]]  # a chunk `_learn` left out is merged here
 
+    def _merges_together(self) -> bool:
+        """Whether `_learn` gives `encode_bytes`'s ids: a subclass with a merge rule of its own
+        keeps it, chunk by chunk, unless it says its `_batch_tables` follow that rule."""
+        return type(self).encode_bytes is BPE.encode_bytes
+
     def _learn(self, new: set[str]) -> None:
-        """Put `new` chunks into the cache: those that are a token whole (`ignore_merges`) from
-        the vocabulary, the others merged in numpy all at once (see merge_batch)."""
+        """Put `new` chunks into the cache when they are many (a cold cache), merged in numpy all
+        at once (see merge_batch): one by one, each costs microseconds. Those that are a token
+        whole (`ignore_merges`) come from the vocabulary."""
+        if len(new) < _MANY or not self._merges_together():
+            return
         from explorer.core.merge_batch import merge_chunks  # numpy: imported when first needed
 
-        whole = self._whole_tokens.get if self.ignore_merges else None
         cache = self._cache
-        chunks, data = [], []  # those to merge
-        for chunk, chunk_bytes in zip(new, map(str.encode, new)):
-            token = whole(chunk_bytes) if whole is not None else None
-            if token is not None:
-                cache[chunk] = (token,)
-            elif len(chunk_bytes) <= _BATCH_LONGEST:
-                chunks.append(chunk)
-                data.append(chunk_bytes)
+        chunks = list(new)
+        data = list(map(str.encode, chunks))
+        if self.ignore_merges:
+            tokens = list(map(self._whole_tokens.get, data))
+            whole = list(map(is_not, tokens, repeat(None)))
+            cache.update(zip(compress(chunks, whole), zip(compress(tokens, whole))))  # chunk -> (token,)
+            merging = list(map(not_, whole))
+            chunks, data = list(compress(chunks, merging)), list(compress(data, merging))
+        if max(map(len, data), default=0) > _BATCH_LONGEST:  # rare: leave the long ones to the heap
+            short = [len(chunk_bytes) <= _BATCH_LONGEST for chunk_bytes in data]
+            chunks, data = list(compress(chunks, short)), list(compress(data, short))
         byte_ids, ranks = self._batch_tables
         cache.update(zip(chunks, merge_chunks(data, byte_ids, ranks, self._merge)))
 
@@ -308,7 +315,7 @@ class BPE(Tokenizer):
         from explorer.core.merge_batch import PairRanks
 
         byte_ids = np.array(self.byte_ids if self.byte_ids is not None else range(256), dtype=np.int64)
-        return byte_ids, PairRanks(self.merges, len(self.vocab))
+        return byte_ids, PairRanks.of_merges(self.merges, len(self.vocab))
 
     def encode_chunk(self, chunk: str) -> tuple[int, ...]:
         """The ids of one pre-tokenized chunk (cached)."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator, Sequence
+from functools import cached_property
+from itertools import accumulate
 
 from explorer.core.bpe import BPE, TraceStep
 
@@ -23,16 +25,49 @@ class TiktokenBPE(BPE):
     """A BPE whose pairs are ranked by the token their bytes make (`ranks`: bytes -> id)."""
 
     def __init__(self, merges: Sequence[tuple[int, int, int]], pattern: str, special_tokens: dict[str, int],
-                 name: str, source: str, vocab: Sequence[bytes], ranks: dict[bytes, int]) -> None:
+                 name: str, source: str, vocab: Sequence[bytes], ranks: dict[bytes, int],
+                 sha256: str | None = None) -> None:
+        """`sha256`: the rank file's, under which its pair table is cached (None: not cached)."""
         super().__init__(merges, pattern, special_tokens, name, source=source, vocab=vocab, ignore_merges=True,
                          reference="tiktoken", specials_may_share=True)  # as tiktoken allows
         self._rank_of = ranks
+        self._sha256 = sha256
 
     def encode_bytes(self, data: bytes) -> list[int]:
         whole = self._rank_of.get(data)
         if whole is not None:
             return [whole]
         bounds = _merge_long(data, self._rank_of) if len(data) > _LONG_CHUNK else _merge(data, self._rank_of)
+        rank_of = self._rank_of
+        return [rank_of[data[start:end]] for start, end in zip(bounds, bounds[1:])]
+
+    def _merges_together(self) -> bool:
+        return True  # `_batch_tables` rank every pair by the token its bytes make, as encode_bytes does
+
+    @cached_property
+    def _whole_tokens(self) -> dict[bytes, int]:
+        return self._rank_of
+
+    @cached_property
+    def _batch_tables(self) -> tuple[object, object]:
+        """Each byte's id, and every pair whose bytes are a token ranked by it (rank_pairs)."""
+        import numpy as np
+
+        from explorer.core.merge_batch import PairRanks
+        from explorer.core.rank_pairs import cached_joinable_pairs, joinable_pairs
+
+        byte_ids = np.array(self.byte_ids if self.byte_ids is not None else range(256), dtype=np.int64)
+        joins = joinable_pairs(self._rank_of) if self._sha256 is None else \
+            cached_joinable_pairs(self._rank_of, self._sha256)
+        return byte_ids, PairRanks.of_joins(joins, len(self.vocab))
+
+    def _merge(self, ids: list[int]) -> list[int]:
+        """Go on joining from the pieces `ids` (a chunk part way through the batch merge)."""
+        vocab = self.vocab
+        data = b"".join(map(vocab.__getitem__, ids))
+        bounds = list(accumulate(map(len, map(vocab.__getitem__, ids)), initial=0))
+        for _, bounds, _, _ in _joins(data, self._rank_of, bounds):
+            pass
         rank_of = self._rank_of
         return [rank_of[data[start:end]] for start, end in zip(bounds, bounds[1:])]
 
@@ -79,16 +114,21 @@ def _merge(data: bytes, rank_of: dict[bytes, int]) -> list[int]:
     return bounds
 
 
-def _joins(data: bytes, rank_of: dict[bytes, int]) -> Iterator[tuple[int, list[int], int, int]]:
+def _joins(data: bytes, rank_of: dict[bytes, int],
+           bounds: list[int] | None = None) -> Iterator[tuple[int, list[int], int, int]]:
     """Join the lowest-ranked adjacent pair, leftmost first, until none is a token; yield
-    (position, boundaries after the join, left id, right id) after each join.
+    (position, boundaries after the join, left id, right id) after each join. The pieces start
+    as single bytes, or at `bounds`.
 
     A piece and the next one are `data[bounds[i]:bounds[i + 2]]` joined, so every lookup is a
     slice of the chunk; after a join only the two neighbouring pairs are ranked again.
     """
-    bounds = list(range(len(data) + 1))
     get = rank_of.get
-    ranks = [get(data[i:i + 2], _NEVER) for i in range(len(data) - 1)]
+    if bounds is None:
+        bounds = list(range(len(data) + 1))
+        ranks = [get(data[i:i + 2], _NEVER) for i in range(len(data) - 1)]
+    else:
+        ranks = [get(data[start:end], _NEVER) for start, end in zip(bounds, bounds[2:])]
     while ranks:
         best = min(ranks)
         if best == _NEVER:

@@ -154,4 +154,4 @@ class TiktokenTokenizer(ListedVocabulary):
     @cached_property
     def _bpe(self) -> BPE:
         return TiktokenBPE(self.merges, self.pattern, self.special_tokens, self.name, self.source,
-                           self._mergeable, self._ranks)
+                           self._mergeable, self._ranks, self.sha256)

@@ -229,6 +229,16 @@ def test_core_bpe_over_shipped_merges_equals_the_reference(name: str, references
         assert bpe.encode(text, special="plain") == reference_ids(references[name], text), text[:40]
 
 
+@pytest.mark.parametrize("name", MODELS)
+def test_core_bpe_on_a_cold_cache_equals_the_reference(name: str, references: dict[str, object]) -> None:
+    """A fresh encoder merges the new chunks of a long text together in numpy: the same ids."""
+    bpe = TiktokenTokenizer.bundled(name).as_bpe()
+    text = long_text() + " ".join(random.Random(16).sample(long_text().split(), 3000))
+    assert len(set(bpe.pretokenizer.pieces(text))) > 512  # over `_MANY`: the numpy path runs
+    assert bpe.encode(text, special="plain") == reference_ids(references[name], text)
+    assert "_batch_tables" in vars(bpe)
+
+
 def test_aliases_and_user_tekken_file(tmp_path: Path) -> None:
     path = tmp_path / "tekken.json"  # as a Mistral model folder on disk has it
     path.write_bytes(tekken_json())

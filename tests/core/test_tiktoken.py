@@ -79,6 +79,16 @@ def test_core_bpe_over_recovered_merges_equals_tiktoken(name: str, reference: di
     assert bpe.encode(text, special="allowed") == theirs.encode(text, allowed_special="all")
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_core_bpe_on_a_cold_cache_equals_tiktoken(name: str, reference: dict[str, tiktoken.Encoding]) -> None:
+    """A fresh encoder meets thousands of new chunks at once and merges them together in numpy,
+    over every pair whose bytes are a token (rank_pairs): tiktoken's ids all the same."""
+    bpe, theirs = TiktokenTokenizer.bundled(name).as_bpe(), reference[name]
+    text = "".join(texts())
+    assert bpe.encode(text, special="plain") == theirs.encode_ordinary(text)
+    assert "_batch_tables" in vars(bpe)  # the numpy path ran
+
+
 @pytest.mark.parametrize("name", sorted(BUNDLED))
 def test_forest_of_a_bundled_encoding(name: str) -> None:
     tokenizer = loaded(name)
