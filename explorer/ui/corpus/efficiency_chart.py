@@ -7,13 +7,15 @@ Corpus pane is, so the pane opens without its import time.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QBuffer, QByteArray, QIODevice, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (QAbstractTableModel, QBuffer, QByteArray, QIODevice, QModelIndex, QPersistentModelIndex,
+                            Qt)
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.core.efficiency import METRICS, Pivot
 from explorer.core.files import write_atomic
 from explorer.ui.theme import OKABE_ITO
+from explorer.ui.zoom import style_plot
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 EXPORT_WIDTH = 1600  # pixels: sharp on a projector, small enough to mail
@@ -80,7 +82,8 @@ class EfficiencyChart(QWidget):
         self.setMinimumHeight(220)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
-        self.plot: object = None  # pyqtgraph.PlotWidget, once built
+        self.plot: object = None  # pyqtgraph.GraphicsLayoutWidget, once built
+        self.item: object = None  # its one PlotItem
         self.pivot = Pivot("tokens_per_word", (), (), ())
         self.dark = False
         self._bars: list[object] = []
@@ -88,12 +91,15 @@ class EfficiencyChart(QWidget):
     def _build(self) -> None:
         import pyqtgraph as pg  # here, not at import: see the module docstring
 
-        self.plot = pg.PlotWidget()
-        self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.showGrid(x=False, y=True, alpha=0.25)
-        self._legend = self.plot.addLegend(offset=(10, 5))
+        # A layout widget holding one plot, not a PlotWidget: PlotWidget's __getattr__ is reached
+        # when Qt hands the widget a new font (zoom, presentation mode), and PySide crashes there.
+        self.plot = pg.GraphicsLayoutWidget()
+        self.item = self.plot.addPlot()
+        self.item.setMenuEnabled(False)
+        self.item.setMouseEnabled(x=False, y=False)
+        self.item.hideButtons()
+        self.item.showGrid(x=False, y=True, alpha=0.25)
+        self._legend = self.item.addLegend(offset=(10, 5))
         self._layout.addWidget(self.plot)
 
     def set_pivot(self, pivot: Pivot, dark: bool) -> None:
@@ -102,13 +108,13 @@ class EfficiencyChart(QWidget):
             self._build()
         import pyqtgraph as pg
 
-        plot = self.plot
+        plot = self.item
         for bar in self._bars:
             plot.removeItem(bar)
         self._bars = []
         self._legend.clear()
         background, foreground = ("#17181a", "#e8eaed") if dark else ("#ffffff", "#1f1f1f")
-        plot.setBackground(background)
+        self.plot.setBackground(background)
         count = max(1, len(pivot.tokenizers))
         width = 0.8 / count
         for column, tokenizer in enumerate(pivot.tokenizers):
@@ -138,6 +144,7 @@ class EfficiencyChart(QWidget):
         top = max((v for row in pivot.values for v in row if v is not None), default=1.0)
         plot.setXRange(-0.6, max(0, len(pivot.sources) - 1) + 0.6, padding=0)
         plot.setYRange(0, top * (1.25 + 0.1 * ((count - 1) // 4)), padding=0)  # room for labels and legend
+        style_plot(plot, self.font())  # the zoom's font (presentation mode: large)
 
     def image(self, width: int = EXPORT_WIDTH) -> QImage:
         """The chart drawn at `width` pixels wide, in the on-screen proportions (pyqtgraph's exporter
@@ -146,7 +153,7 @@ class EfficiencyChart(QWidget):
             self.set_pivot(self.pivot, self.dark)
         from pyqtgraph.exporters import ImageExporter
 
-        exporter = ImageExporter(self.plot.getPlotItem())
+        exporter = ImageExporter(self.item)
         exporter.parameters()["width"] = width
         exporter.parameters()["background"] = QColor("#17181a") if self.dark else QColor("#ffffff")
         # The exporter scales the plot's text but not the legend, which sits over the view box as
