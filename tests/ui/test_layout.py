@@ -63,6 +63,7 @@ def window(qapp: QApplication, tmp_path: Path, tokenizer, request: pytest.Fixtur
     yield window
     settle(qapp, window)  # (no pane is still being imported in the background)
     session.set_point_size(BASE_POINT_SIZE)
+    session.unsaved.clear()  # (a Training run: else closing asks about it and waits for an answer)
     window.close()
     session.shutdown()
     apply_theme(qapp, "light")
@@ -340,8 +341,8 @@ def test_presentation_mode_fits_a_projector(qapp: QApplication, window: MainWind
     width = QFontMetrics(panel.children_model.font).horizontalAdvance("·Theatre  #123456")
     assert panel.children_view.viewport().width() >= width, "the Used by list cuts its ids"
     tree = panel.tree_view
-    merges.navigate(max(range(1000, 200_000, 997), key=lambda i: len(merges._label(i))))  # type: ignore[attr-defined]
-    settle(qapp, window)
+    show_with_content(qapp, window, "merges", "ingredients")  # (the run made its tokenizer current)
+    assert tree.nodes, "no tree drawn"
     scaled = min(point_size_of(font) for font in tree.painted_fonts())
     assert scaled >= minimum_point_size(PRESENTATION_POINT_SIZE), f"tree labels at {scaled:.1f} pt"
 

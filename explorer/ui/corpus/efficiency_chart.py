@@ -7,8 +7,8 @@ Corpus pane is, so the pane opens without its import time.
 
 from __future__ import annotations
 
-from PySide6.QtCore import (QAbstractTableModel, QBuffer, QByteArray, QIODevice, QModelIndex, QPersistentModelIndex,
-                            Qt)
+from PySide6.QtCore import (QAbstractTableModel, QBuffer, QByteArray, QEvent, QIODevice, QModelIndex, QPersistentModelIndex,
+                            Qt, QTimer)
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -82,8 +82,7 @@ class EfficiencyChart(QWidget):
         self.setMinimumHeight(220)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
-        self.plot: object = None  # pyqtgraph.GraphicsLayoutWidget, once built
-        self.item: object = None  # its one PlotItem
+        self.plot: object = None  # pyqtgraph.PlotWidget, once built
         self.pivot = Pivot("tokens_per_word", (), (), ())
         self.dark = False
         self._bars: list[object] = []
@@ -91,15 +90,12 @@ class EfficiencyChart(QWidget):
     def _build(self) -> None:
         import pyqtgraph as pg  # here, not at import: see the module docstring
 
-        # A layout widget holding one plot, not a PlotWidget: PlotWidget's __getattr__ is reached
-        # when Qt hands the widget a new font (zoom, presentation mode), and PySide crashes there.
-        self.plot = pg.GraphicsLayoutWidget()
-        self.item = self.plot.addPlot()
-        self.item.setMenuEnabled(False)
-        self.item.setMouseEnabled(x=False, y=False)
-        self.item.hideButtons()
-        self.item.showGrid(x=False, y=True, alpha=0.25)
-        self._legend = self.item.addLegend(offset=(10, 5))
+        self.plot = pg.PlotWidget()
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.showGrid(x=False, y=True, alpha=0.25)
+        self._legend = self.plot.addLegend(offset=(10, 5))
         self._layout.addWidget(self.plot)
 
     def set_pivot(self, pivot: Pivot, dark: bool) -> None:
@@ -108,13 +104,13 @@ class EfficiencyChart(QWidget):
             self._build()
         import pyqtgraph as pg
 
-        plot = self.item
+        plot = self.plot
         for bar in self._bars:
             plot.removeItem(bar)
         self._bars = []
         self._legend.clear()
         background, foreground = ("#17181a", "#e8eaed") if dark else ("#ffffff", "#1f1f1f")
-        self.plot.setBackground(background)
+        plot.setBackground(background)
         count = max(1, len(pivot.tokenizers))
         width = 0.8 / count
         for column, tokenizer in enumerate(pivot.tokenizers):
@@ -144,7 +140,7 @@ class EfficiencyChart(QWidget):
         top = max((v for row in pivot.values for v in row if v is not None), default=1.0)
         plot.setXRange(-0.6, max(0, len(pivot.sources) - 1) + 0.6, padding=0)
         plot.setYRange(0, top * (1.25 + 0.1 * ((count - 1) // 4)), padding=0)  # room for labels and legend
-        style_plot(plot, self.font())  # the zoom's font (presentation mode: large)
+        style_plot(plot.getPlotItem(), self.font())  # the zoom's font (presentation mode: large)
 
     def image(self, width: int = EXPORT_WIDTH) -> QImage:
         """The chart drawn at `width` pixels wide, in the on-screen proportions (pyqtgraph's exporter
@@ -153,7 +149,7 @@ class EfficiencyChart(QWidget):
             self.set_pivot(self.pivot, self.dark)
         from pyqtgraph.exporters import ImageExporter
 
-        exporter = ImageExporter(self.item)
+        exporter = ImageExporter(self.plot.getPlotItem())
         exporter.parameters()["width"] = width
         exporter.parameters()["background"] = QColor("#17181a") if self.dark else QColor("#ffffff")
         # The exporter scales the plot's text but not the legend, which sits over the view box as
@@ -177,6 +173,12 @@ class EfficiencyChart(QWidget):
         check = QImage()
         if not check.load(path, "PNG"):
             raise OSError(f"{path}: the PNG written cannot be read back")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        """A new zoom: the chart's texts follow the font (after Qt has handed it to every widget)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and self.plot is not None:
+            QTimer.singleShot(0, self, lambda: self.set_pivot(self.pivot, self.dark))
 
 
 def _short(name: str, limit: int = 22) -> str:

@@ -194,7 +194,8 @@ class MergeTreeView(QGraphicsView):
             return
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
         size = self.font_.pointSizeF() if self.font_.pointSizeF() > 0 else 11.0
-        smallest = minimum_point_size(size) / size
+        least = min((f.pointSizeF() for node in self.nodes[:1] for f in node.fonts), default=size)  # counts, ranks
+        smallest = minimum_point_size(size) / max(1.0, least)
         scale = self.transform().m11()
         if scale > 1.5 or scale < smallest:
             self.resetTransform()
