@@ -571,7 +571,8 @@ class _SideScroll(QScrollArea):
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         inner = self.widget().minimumSizeHint().width() if self.widget() is not None else 0
         width = inner + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
-        return QSize(max(340, width), super().minimumSizeHint().height())
+        room = self.window().width() // 3 if self.window() is not self else width  # the plots keep the rest
+        return QSize(max(340, min(width, room)), super().minimumSizeHint().height())
 
 
 def _corpus_sentence(corpus: object) -> str:
