@@ -19,6 +19,7 @@ from explorer.ui.picker import TokenizerPicker
 from explorer.ui.session import Session
 from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme, is_dark
 from explorer.ui.workers import ProcessJob, failure_message
+from explorer.ui.zoom import add_keeping_fonts, apply_zoom, fit_rows
 
 # (name, title, what its empty state says until the pane exists)
 PANES = [
@@ -103,6 +104,7 @@ class MainWindow(QMainWindow):
         self.session = session or Session(parent=self)
         self.setWindowTitle("Tokenizer Explorer")
         self.setAcceptDrops(True)
+        apply_zoom(self.session.point_size)  # a zoom kept from the last run: every font at that size
         self.panes = _Panes(self._build_pane)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
@@ -146,7 +148,8 @@ class MainWindow(QMainWindow):
         title, hint = next((t, h) for n, t, h in PANES if n == name)
         pane = create_pane(self.session, name, title, hint)
         dict.__setitem__(self.panes, name, pane)
-        self._slots[name].layout().addWidget(pane)
+        add_keeping_fonts(self._slots[name].layout(), pane)
+        fit_rows(pane)
         return pane
 
     def _prepare_next_pane(self) -> None:

@@ -18,6 +18,7 @@ from explorer.core.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, text_font, use_palette
 from explorer.ui.workers import Job, Workers
+from explorer.ui.zoom import apply_zoom
 
 TRAINED_PREFIX = "trained:"
 
@@ -156,6 +157,7 @@ class Session(QObject):
     def set_point_size(self, size: int) -> None:
         self.point_size = max(7, min(72, size))
         self.settings.font_size = self.point_size
+        apply_zoom(self.point_size)  # every widget's font first, then the views that paint their own
         self.font_changed.emit(self.font)
 
     def set_dark(self, dark: bool) -> None:

@@ -116,7 +116,7 @@ def test_the_pivot_shows_the_cores_figures_and_exports_a_chart(
     columns = [str(pivot.headerData(c, Qt.Orientation.Horizontal)) for c in range(pivot.columnCount())]
     garden = columns.index("garden")
     for metric in efficiency.METRICS:
-        panel.metric.setCurrentIndex(panel.metric.findData(metric))
+        panel.metric_box.setCurrentIndex(panel.metric_box.findData(metric))
         for row, source in enumerate(sources):
             expected = next(m for m in efficiency.measure(tokenizer, source)
                             if isinstance(m, efficiency.Measurement))

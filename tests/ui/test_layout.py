@@ -13,16 +13,18 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, QSettings, QSize, Qt
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QStyle, QWidget
+from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QApplication, QGraphicsView, QLabel, QRubberBand,
+                               QScrollBar, QSplitterHandle, QStyle, QTableView, QWidget)
 
 from explorer.core.load import load_tokenizer
 from explorer.ui.main_window import MainWindow
 from explorer.ui.merges.model import COLUMNS
 from explorer.ui.session import Session
 from explorer.ui.settings import Settings
-from explorer.ui.theme import BASE_POINT_SIZE, apply_theme
+from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme
+from explorer.ui.zoom import minimum_point_size, ui_point_size
 
 THAI = re.compile("[\u0e00-\u0e7f]")
 
@@ -63,7 +65,9 @@ def window(qapp: QApplication, tmp_path: Path, tokenizer, request: pytest.Fixtur
         window.resize(width, height)
     settle(qapp)
     yield window
+    settle(qapp, window)  # (no pane is still being imported in the background)
     session.set_point_size(BASE_POINT_SIZE)
+    session.unsaved.clear()  # (a Training run: else closing asks about it and waits for an answer)
     window.close()
     session.shutdown()
     apply_theme(qapp, "light")
@@ -234,3 +238,141 @@ def test_the_window_never_takes_its_minimum_from_its_content(qtbot: object, sess
     QApplication.processEvents()
     assert window.width() == 1000
     assert window.minimumWidth() < 1000
+
+
+# Presentation mode: every visible text grows, and at a projector's size every pane fits.
+
+PRESENTATION_PANES = ("tokens", "chunks", "bytes", "merges", "corpus", "training", "chat")
+
+
+def point_size_of(font: QFont, widget: QWidget | None = None) -> float:
+    """A font's size in points (a pixel-sized font converted at the widget's dpi)."""
+    if font.pointSizeF() > 0:
+        return font.pointSizeF()
+    dpi = widget.logicalDpiY() if widget is not None else 96
+    return font.pixelSize() * 72.0 / dpi
+
+
+def fonts_shown(root: QWidget) -> Iterator[tuple[str, float]]:
+    """(what, point size) of every text a visible widget under `root` shows: its own font, the fonts
+    a custom-painted widget draws with (`painted_fonts()`), pyqtgraph's axis ticks and labels, and
+    text items in a graphics view at the view's scale."""
+    import pyqtgraph as pg
+
+    for widget in [root, *root.findChildren(QWidget)]:
+        if not widget.isVisible() or widget.width() <= 1 or widget.height() <= 1:
+            continue
+        what = f"{type(widget).__name__} {widget.objectName() or ''}".strip()
+        if not (isinstance(widget, (QScrollBar, QSplitterHandle, QRubberBand))
+                or widget.objectName() == "qt_scrollarea_viewport"  # its area draws the text, in the area's font
+                or isinstance(widget, (QLabel, QAbstractButton)) and not widget.text()):
+            yield what, point_size_of(widget.font(), widget)
+        for font in getattr(widget, "painted_fonts", lambda: [])():
+            yield f"{what} (painted)", point_size_of(font, widget)
+        if isinstance(widget, pg.GraphicsView):
+            for item in widget.items():
+                if isinstance(item, pg.AxisItem) and item.isVisible() and item.style.get("showValues", True):
+                    yield f"{what} axis ticks", point_size_of(item.style["tickFont"] or item.font(), widget)
+                    if item.label.isVisible() and item.label.toPlainText():
+                        yield f"{what} axis label", point_size_of(item.label.font(), widget)
+                elif isinstance(item, pg.LabelItem) and item.text and item.isVisible():
+                    size = str(item.opts.get("size") or "")
+                    points = float(size[:-2]) if size.endswith("pt") else point_size_of(item.item.font(), widget)
+                    yield f"{what} title {item.text[:20]!r}", points
+        elif isinstance(widget, QGraphicsView) and widget.scene() is not None:
+            scale = widget.transform().m11()
+            for item in widget.scene().items():
+                for font in getattr(item, "fonts", ()):
+                    yield f"{what} item", point_size_of(font, widget) * scale
+
+
+
+
+def show_with_content(app: QApplication, window: MainWindow, name: str, text: str) -> QWidget:
+    """The pane with something in it: the text pasted, a token's tree, a counted corpus and its
+    efficiency chart, a finished training run, a rendered chat."""
+    window.show_pane(name)
+    pane = window.panes[name]
+    if hasattr(pane, "set_text"):
+        pane.set_text(text)  # type: ignore[attr-defined]
+    elif name == "corpus":
+        pane.prepare_screenshot(None)  # type: ignore[attr-defined]
+        settle(app, window, 60)
+        pane.tabs.setCurrentWidget(pane.efficiency)  # type: ignore[attr-defined]
+        pane.efficiency.compute()  # type: ignore[attr-defined]
+    else:
+        pane.prepare_screenshot(text.split()[0] if name == "merges" else None)  # type: ignore[attr-defined]
+    settle(app, window, 60)
+    return pane
+
+
+PRESENTING = [pytest.param((1920, 1080, "dark", True), id="1920x1080-dark-presentation"),
+              pytest.param((1280, 800, "light", True), id="1280x800-light-presentation")]
+
+
+@pytest.mark.parametrize("window", PRESENTING, indirect=True)
+def test_presentation_mode_enlarges_every_text(qapp: QApplication, window: MainWindow) -> None:
+    """F5: no visible text of any pane, custom-painted, plotted or in a table, is smaller than the
+    mode's minimum; table rows are tall enough for their font; the token count is a headline."""
+    low = minimum_point_size(PRESENTATION_POINT_SIZE)
+    assert low >= 12, "presentation mode's smallest text is itself large"
+    assert window.menuBar().font().pointSizeF() >= low and window.toolbar.font().pointSizeF() >= low
+    for name in PRESENTATION_PANES:
+        pane = show_with_content(qapp, window, name, SCRIPTS["English"] + SCRIPTS["Hindi"])
+        small = sorted({(round(size, 1), what) for what, size in fonts_shown(pane) if size < low})
+        assert not small, f"{name}: texts below {low} pt in presentation mode: {small[:12]}"
+        for table in pane.findChildren(QTableView):
+            if table.isVisible() and table.model() is not None and table.model().rowCount() > 0:
+                needed = QFontMetrics(table.font()).height()
+                height = table.rowHeight(0)
+                assert height >= needed + 2, f"{name}: {type(table).__name__} rows {height} px for a {needed} px font"
+    counts = window.panes["tokens"].main_lane.counts  # type: ignore[attr-defined]
+    assert "x-large" in counts.text()
+
+
+@pytest.mark.parametrize("window", PRESENTING[:1], indirect=True)
+def test_presentation_mode_fits_a_projector(qapp: QApplication, window: MainWindow) -> None:
+    """At 1920x1080 nothing is cut: a pane's minimum fits the window, the Training settings column
+    shows its fields whole, the Merges "Used by" list has room for an id, and the merge tree's
+    labels stay readable however wide the tree."""
+    size = QSize(window.size())
+    for name in PRESENTATION_PANES:
+        pane = show_with_content(qapp, window, name, SCRIPTS["English"])
+        assert window.size() == size, f"{name} changed the window's size"
+        hint = pane.minimumSizeHint()
+        assert hint.width() <= pane.width() and hint.height() <= pane.height(), f"{name} needs {hint}, has {pane.size()}"
+    training = window.panes["training"]
+    side = training.form.parentWidget()
+    while not isinstance(side, QAbstractScrollArea):
+        side = side.parentWidget()
+    inner = side.widget()
+    assert inner.width() >= inner.minimumSizeHint().width(), "the Training settings column is cut at the right"
+    merges = window.panes["merges"]
+    panel = merges.token_panel  # type: ignore[attr-defined]
+    width = QFontMetrics(panel.children_model.font).horizontalAdvance("·Theatre  #123456")
+    assert panel.children_view.viewport().width() >= width, "the Used by list cuts its ids"
+    tree = panel.tree_view
+    show_with_content(qapp, window, "merges", "ingredients")  # (the run made its tokenizer current)
+    assert tree.nodes, "no tree drawn"
+    scaled = min(point_size_of(font) for font in tree.painted_fonts())
+    assert scaled >= minimum_point_size(PRESENTATION_POINT_SIZE), f"tree labels at {scaled:.1f} pt"
+
+
+@pytest.mark.parametrize("window", configurations()[:1], indirect=True)
+def test_zoom_grows_every_text_and_the_merge_tree(qapp: QApplication, window: MainWindow) -> None:
+    """Ctrl + grows the interface's own texts too (not only the token views), and the tree labels."""
+    pane = show_with_content(qapp, window, "merges", "hello")
+    before = {what: size for what, size in fonts_shown(window)}
+    tree_before = max(point_size_of(f) for f in pane.token_panel.tree_view.painted_fonts())  # type: ignore[attr-defined]
+    for _ in range(4):
+        window.zoom(+1)
+    settle(qapp, window)
+    after = {what: size for what, size in fonts_shown(window)}
+    grown = [what for what in before if what in after and after[what] > before[what]]
+    assert len(grown) >= 0.9 * len(before), f"texts that did not grow: {sorted(set(before) - set(grown))[:10]}"
+    pane.token_panel.draw_tree()  # type: ignore[attr-defined]
+    tree_after = max(point_size_of(f) for f in pane.token_panel.tree_view.painted_fonts())  # type: ignore[attr-defined]
+    assert tree_after > tree_before
+    window.reset_zoom()
+    settle(qapp, window)
+    assert QApplication.font().pointSizeF() == ui_point_size(BASE_POINT_SIZE)

@@ -7,13 +7,15 @@ Corpus pane is, so the pane opens without its import time.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QBuffer, QByteArray, QIODevice, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (QAbstractTableModel, QBuffer, QByteArray, QEvent, QIODevice, QModelIndex, QPersistentModelIndex,
+                            Qt, QTimer)
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.core.efficiency import METRICS, Pivot
 from explorer.core.files import write_atomic
 from explorer.ui.theme import OKABE_ITO
+from explorer.ui.zoom import style_plot
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 EXPORT_WIDTH = 1600  # pixels: sharp on a projector, small enough to mail
@@ -138,6 +140,7 @@ class EfficiencyChart(QWidget):
         top = max((v for row in pivot.values for v in row if v is not None), default=1.0)
         plot.setXRange(-0.6, max(0, len(pivot.sources) - 1) + 0.6, padding=0)
         plot.setYRange(0, top * (1.25 + 0.1 * ((count - 1) // 4)), padding=0)  # room for labels and legend
+        style_plot(plot.getPlotItem(), self.font())  # the zoom's font (presentation mode: large)
 
     def image(self, width: int = EXPORT_WIDTH) -> QImage:
         """The chart drawn at `width` pixels wide, in the on-screen proportions (pyqtgraph's exporter
@@ -170,6 +173,12 @@ class EfficiencyChart(QWidget):
         check = QImage()
         if not check.load(path, "PNG"):
             raise OSError(f"{path}: the PNG written cannot be read back")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        """A new zoom: the chart's texts follow the font (after Qt has handed it to every widget)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and self.plot is not None:
+            QTimer.singleShot(0, self, lambda: self.set_pivot(self.pivot, self.dark))
 
 
 def _short(name: str, limit: int = 22) -> str:

@@ -102,12 +102,12 @@ class EfficiencyPanel(QWidget):
         layout = QVBoxLayout(tab)
         row = QHBoxLayout()
         row.addWidget(QLabel("Figure:"))
-        self.metric = QComboBox()
+        self.metric_box = QComboBox()  # (not `metric`: that name is QPaintDevice's, Qt calls it)
         for key, name in METRICS.items():
-            self.metric.addItem(name, key)
-        self.metric.setToolTip("Tokens per word or per character: lower is cheaper; bytes per token: higher is better")
-        self.metric.currentIndexChanged.connect(lambda _: self._update_pivot())
-        row.addWidget(self.metric)
+            self.metric_box.addItem(name, key)
+        self.metric_box.setToolTip("Tokens per word or per character: lower is cheaper; bytes per token: higher is better")
+        self.metric_box.currentIndexChanged.connect(lambda _: self._update_pivot())
+        row.addWidget(self.metric_box)
         row.addStretch(1)
         self.export_png_button = QPushButton("Export PNG...")
         self.export_png_button.setToolTip("Save the bar chart as a picture for a slide")
@@ -131,7 +131,7 @@ class EfficiencyPanel(QWidget):
 
     def _update_pivot(self) -> None:
         """The pivot of the figures so far (a few dozen rows: no need for a worker)."""
-        table = pivot(self.model.rows, str(self.metric.currentData()))
+        table = pivot(self.model.rows, str(self.metric_box.currentData()))
         self.pivot_model.set_pivot(table)
         self.export_png_button.setEnabled(bool(table.sources))
         if table.sources:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QListView, QSplitter, QStackedWidget, QToolButton, \
     QVBoxLayout, QWidget
 
@@ -103,7 +103,7 @@ class TokenPanel(QSplitter):
         self.children_label = WrappingLabel("<b>Used by</b>")
         self.children_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # "·inter…   #12345": the id stays whole
         used_by = QWidget()
-        used_by.setMinimumWidth(190)
+        self.used_by = used_by
         used_layout = QVBoxLayout(used_by)
         used_layout.setContentsMargins(4, 0, 0, 0)
         used_layout.addWidget(self.children_label)
@@ -124,6 +124,8 @@ class TokenPanel(QSplitter):
     def set_look(self, font: QFont, dark: bool) -> None:
         self.font_, self.dark = font, dark
         self.children_model.font = font
+        # Room for a short token and a six-digit id at this zoom (elided in the middle beyond).
+        self.used_by.setMinimumWidth(max(190, QFontMetrics(font).horizontalAdvance("·Theatre…  #123456") + 40))
         self.update_legend()
         self.draw_tree()
 

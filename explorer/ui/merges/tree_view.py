@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from explorer.core.bidi import ZWJ, joins_across, label_direction
 from explorer.core.merge_tree import MergeTree, merge_tree
 from explorer.core.merges import MergeForest
+from explorer.ui.zoom import minimum_point_size
 
 # Viridis, sampled: a sequential palette that stays ordered for colour-blind readers and in grey.
 # Depth 1 (a merge of two bytes) is the lightest; bytes themselves are neutral grey.
@@ -191,14 +192,30 @@ class MergeTreeView(QGraphicsView):
     # Zoom and pan
 
     def fit(self) -> None:
-        """The whole tree in view, but never blown up past 1.5x (a byte alone stays a small box)."""
+        """The whole tree in view, but never blown up past 1.5x (a byte alone stays a small box) and
+        never shrunk so far that its labels fall below the zoom's smallest text (a wide tree then
+        scrolls): the labels grow with Ctrl +/- and presentation mode."""
         if self.tree is None:
             return
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
-        if self.transform().m11() > 1.5:
+        size = self.font_.pointSizeF() if self.font_.pointSizeF() > 0 else 11.0
+        least = min((f.pointSizeF() for node in self.nodes[:1] for f in node.fonts), default=size)  # counts, ranks
+        smallest = minimum_point_size(size) / max(1.0, least)
+        scale = self.transform().m11()
+        if scale > 1.5 or scale < smallest:
             self.resetTransform()
-            self.scale(1.5, 1.5)
-            self.centerOn(self.scene().sceneRect().center())
+            self.scale(min(1.5, max(smallest, scale)), min(1.5, max(smallest, scale)))
+            self.centerOn(self.scene().sceneRect().center().x(), self.scene().sceneRect().top())
+
+    def painted_fonts(self) -> list[QFont]:
+        """The fonts the boxes are drawn in, at the view's scale (tests check none is too small)."""
+        scale = self.transform().m11()
+        fonts = []
+        for font in {id(f): f for node in self.nodes for f in node.fonts}.values():
+            shown = QFont(font)
+            shown.setPointSizeF(max(1.0, font.pointSizeF() * scale))
+            fonts.append(shown)
+        return fonts
 
     def zoom(self, factor: float) -> None:
         scale = self.transform().m11()

@@ -282,6 +282,8 @@ class Lane(QWidget):
         if self.reference is not None and self.reference[0] and self.complete:
             change = 100 * (len(self.state) - self.reference[0]) / self.reference[0]
             summary += f" · <b>{change:+.1f}%</b> tokens vs {self.reference[1]}"
+        tokens = plural(len(self.state), "token")  # the figure a speaker points at: large
+        summary = summary.replace(f" · {tokens} · ", f" · <span style='font-size:x-large'><b>{tokens}</b></span> · ", 1)
         self.counts.setText(f"<b>{name}</b>: {summary}")
 
 

@@ -8,7 +8,7 @@ child process (see run.py), so the window stays responsive on megabytes of text.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QHeaderView,
@@ -169,7 +169,7 @@ class TrainingPane(Pane):
         self.result_box = ResultBox(self.session)
         layout.addWidget(self.result_box)
         layout.addStretch(1)
-        scroll = QScrollArea()
+        scroll = _SideScroll()
         scroll.setWidget(side)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -565,6 +565,17 @@ class TrainingPane(Pane):
             self.session.set_corpus(Corpus((samples["english.txt"],), held_out=samples["bakery_replies.txt"]))
         if self.run is None:
             self.start()
+
+
+class _SideScroll(QScrollArea):
+    """The settings column: as wide as its fields need at the current font (it scrolls only up
+    and down), so presentation mode widens it instead of cutting the fields at the right."""
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        inner = self.widget().minimumSizeHint().width() if self.widget() is not None else 0
+        width = inner + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
+        room = self.window().width() // 3 if self.window() is not self else width  # the plots keep the rest
+        return QSize(max(340, min(width, room)), super().minimumSizeHint().height())
 
 
 def _corpus_sentence(corpus: object) -> str:
