@@ -4,7 +4,7 @@ draws tokens or chunks as boxes (Tokens lanes, Chunks, the Merges trace and tree
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QGlyphRun, QTextLayout
 from pytestqt.qtbot import QtBot
 
