@@ -92,7 +92,7 @@ def open_main_window(args: Sequence[str] = (), tour: bool = True) -> tuple[Any, 
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
-    from explorer.core.corpus_sources import Corpus, sample_sources
+    from explorer.core.corpora.corpus_sources import Corpus, sample_sources
     from explorer.ui.crash import install_excepthook, restore_recovery
     from explorer.ui.main_window import MainWindow
     from explorer.ui.session import Session

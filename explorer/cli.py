@@ -16,19 +16,19 @@ from pathlib import Path
 from explorer import __version__
 from explorer.cli_io import PROG, Progress, add_input_arguments, load, read_input
 from explorer.cli_reports import add_screenshot_command, cmd_audit, cmd_compare
-from explorer.core.bpe import BPE
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.algorithms.train import RULES, BpeTrainer, Merge
 from explorer.core.chat import BUILTIN as CHAT_TEMPLATES
 from explorer.core.chat import ChatResult, Message, encode_chat, load_messages
 from explorer.core.chat.compare import ChatComparison, compare_chats, compared_template
-from explorer.core.corpus import CorpusFiles, expand_paths
+from explorer.core.corpora.corpus import CorpusFiles, expand_paths
 from explorer.core.errors import ExplorerError, OutputFileError
-from explorer.core.export import EXPORT_FORMATS, export
 from explorer.core.files import check_output, display_path, rescue_paths, unused_path
 from explorer.core.formats import own
-from explorer.core.load import bundled_names, list_tokenizers, load_tokenizer
-from explorer.core.pretokenize import NAMED_PATTERNS, REGEX_PREFIX, Pretokenizer, natural_reference
-from explorer.core.tokenizer import SPECIAL_MODES, UnsupportedView
-from explorer.core.train import RULES, BpeTrainer, Merge
+from explorer.core.formats.export import EXPORT_FORMATS, export
+from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS, REGEX_PREFIX, Pretokenizer, natural_reference
+from explorer.core.sources.load import bundled_names, list_tokenizers, load_tokenizer
+from explorer.core.sources.tokenizer import SPECIAL_MODES, UnsupportedView
 
 
 def _cmd_train(args: argparse.Namespace) -> int:

@@ -8,10 +8,10 @@ import sys
 import time
 from typing import TextIO
 
-from explorer.core.corpus import read_text_file, read_utf8
+from explorer.core.corpora.corpus import read_text_file, read_utf8
 from explorer.core.errors import ExplorerError
-from explorer.core.load import load_tokenizer
-from explorer.core.tokenizer import Tokenizer
+from explorer.core.sources.load import load_tokenizer
+from explorer.core.sources.tokenizer import Tokenizer
 
 PROG = "tokenizer-explorer"
 

@@ -9,15 +9,15 @@ import sys
 from collections.abc import Callable
 
 from explorer.cli_io import PROG, Progress, drain, load, read_input
-from explorer.core.audit import audit_vocabulary, seen_flags
-from explorer.core.compare import compare
-from explorer.core.corpus import CorpusFiles, expand_paths
+from explorer.core.analysis.audit import audit_vocabulary, seen_flags
+from explorer.core.analysis.compare import compare
+from explorer.core.corpora.corpus import CorpusFiles, expand_paths
 from explorer.core.errors import ExplorerError
 from explorer.core.files import check_output, display_path
-from explorer.core.occurrences import count_occurrences
-from explorer.core.render import token_text
-from explorer.core.tokenizer import Token, Tokenizer
-from explorer.core.render import shown_text
+from explorer.core.analysis.occurrences import count_occurrences
+from explorer.core.text.render import token_text
+from explorer.core.sources.tokenizer import Token, Tokenizer
+from explorer.core.text.render import shown_text
 
 
 def _pieces(tokens: list[Token], start: int, end: int, show: Callable[[bytes], str] = token_text) -> list[str]:

@@ -17,7 +17,7 @@ def run_smoke() -> int:
 
     from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS
     from explorer.core.formats.tiktoken_file import BUNDLED
-    from explorer.core.load import load_tokenizer
+    from explorer.core.sources.load import load_tokenizer
     from explorer.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

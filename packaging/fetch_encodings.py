@@ -17,7 +17,7 @@ The Apache-2.0 licence texts of mistral-common and dashscope are copied from the
 ``licenses/``. Llama 3 and 4 are not shipped: their licence asks that its text travel with the file, and
 no PyPI package carries that text, so the app reads them from an installed ``llama-models`` instead.
 
-Each file's merges, recovered from its ranks (``explorer.core.merges.recover_merges``, a few
+Each file's merges, recovered from its ranks (``explorer.core.algorithms.merges.recover_merges``, a few
 seconds for 200,000 tokens), are written beside it as ``<stem>.merges.gz``, so the merge tree of a
 bundled encoding is there at once.
 
@@ -185,8 +185,8 @@ def read_shipped(out_dir: Path, name: str) -> list[bytes]:
 
 def write_merges_files(out_dir: Path) -> None:
     """``<stem>.merges.gz`` beside each verified shipped file."""
+    from explorer.core.algorithms.merges import recover_merges
     from explorer.core.cache import write_merges
-    from explorer.core.merges import recover_merges
 
     for name, encoding in SHIPPED.items():
         target = out_dir / encoding.merges_path.name

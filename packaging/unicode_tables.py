@@ -1,7 +1,7 @@
 """Measure how tiktoken and tokenizers classify code points and ship it as resources/unicode/.
 
 The app compares the installed libraries' Unicode classes with the `regex` module's (see
-explorer/core/unicode_classes.py). Measuring takes a few seconds, so the result for the library
+explorer/core/pretokenization/unicode_classes.py). Measuring takes a few seconds, so the result for the library
 versions the app is built with ships with it; other versions are measured once into the user's
 cache. Run this after upgrading tiktoken, tokenizers or regex; tests/core/test_unicode_classes.py
 checks that the shipped tables equal what the installed libraries say.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from explorer.core.unicode_classes import CLASSES, REFERENCES, differences, document, shipped_path
+from explorer.core.pretokenization.unicode_classes import CLASSES, REFERENCES, differences, document, shipped_path
 
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from tokenizers import pre_tokenizers, trainers
 
-from explorer.core.bpe import BPE
-from explorer.core.bytelevel import from_chars
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.algorithms.bytelevel import from_chars
 from explorer.core.formats.hf import merge_pairs, training_pipeline
 
 

@@ -42,7 +42,7 @@ def recovery_dir() -> Path:
 
 def save_recovery(session: Session) -> list[Path]:
     """Write unsaved trained tokenizers; return the files written."""
-    from explorer.core.bpe import BPE
+    from explorer.core.algorithms.bpe import BPE
     from explorer.core.formats import own
 
     folder = recovery_dir()

@@ -73,7 +73,7 @@ def prepare_pane(name: str) -> None:
     (the Unicode script patterns the Bytes and Chunks panes look characters up in, ~0.1 s)."""
     importlib.import_module(f"explorer.ui.{name}.pane")
     if name in ("bytes", "chunks"):
-        from explorer.core.chars import script_of, scripts_used_with
+        from explorer.core.text.chars import script_of, scripts_used_with
 
         script_of("a")
         scripts_used_with(" ")  # a Common character: compiles the Script_Extensions patterns (a Latin one does not)

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFileDialog, QWidget
 
-from explorer.core.load import TokenizerEntry, bundled_tokenizers
+from explorer.core.sources.load import TokenizerEntry, bundled_tokenizers
 from explorer.ui.session import TRAINED_PREFIX, Session
 
 OPEN_FILE = "__open__"
@@ -30,7 +30,7 @@ FILE_FILTER = "Tokenizers (*.json *.tiktoken *.model);;All files (*)"
 def discovered_tokenizers() -> list[tuple[str, str]]:
     """(spec, label) for tokenizers found on this machine (the Hugging Face cache)."""
     try:
-        from explorer.core.load import discover_tokenizers  # type: ignore[attr-defined]
+        from explorer.core.sources.load import discover_tokenizers  # type: ignore[attr-defined]
     except ImportError:
         return []
     try:

@@ -38,7 +38,7 @@ def render_pane(pane_name: str, out: str, tokenizer: str | None = None, text: st
     from PySide6.QtCore import QBuffer, QIODevice, QSettings
     from PySide6.QtWidgets import QApplication
 
-    from explorer.core.load import load_tokenizer
+    from explorer.core.sources.load import load_tokenizer
     from explorer.ui.main_window import PANES, create_pane
     from explorer.ui.session import Session
     from explorer.ui.settings import Settings

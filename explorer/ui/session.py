@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFont
 
 from explorer.core.plural import plural
-from explorer.core.tokenizer import SpecialMode, Tokenizer
+from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, text_font, use_palette
 from explorer.ui.workers import Job, Workers
@@ -64,7 +64,7 @@ class Session(QObject):
         if spec.startswith(TRAINED_PREFIX) and spec[len(TRAINED_PREFIX):] in self.trained:
             self.set_tokenizer(self.trained[spec[len(TRAINED_PREFIX):]], spec)
             return None
-        from explorer.core.load import load_tokenizer
+        from explorer.core.sources.load import load_tokenizer
 
         job = self.workers.start_call(f"loading {spec}", lambda: load_tokenizer(spec), key="tokenizer")
         job.finished.connect(lambda tokenizer: self.set_tokenizer(tokenizer, spec))
@@ -81,7 +81,7 @@ class Session(QObject):
         if spec in self.loaded:
             on_loaded(self.loaded[spec])
             return
-        from explorer.core.load import load_tokenizer
+        from explorer.core.sources.load import load_tokenizer
 
         job = self.workers.start_call(f"loading {spec}", lambda: load_tokenizer(spec), key=key)
         job.finished.connect(lambda tokenizer: (self.loaded.__setitem__(spec, tokenizer), on_loaded(tokenizer)))

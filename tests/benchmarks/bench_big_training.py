@@ -68,7 +68,7 @@ def hf_job(corpus: str, vocab: int, pattern: str, nice: int) -> dict[str, Any]:
 def gui_job(corpus: str, vocab: int, pattern: str, cancel_at: float | None) -> dict[str, Any]:
     from PySide6.QtCore import QTimer
 
-    from explorer.core.corpus_sources import Corpus, Source
+    from explorer.core.corpora.corpus_sources import Corpus, Source
     from explorer.ui.main_window import PANE_NAMES
     from gui_window import open_window
 

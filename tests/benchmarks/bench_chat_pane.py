@@ -30,7 +30,7 @@ def main() -> int:
     parser.add_argument("--chars", type=int, default=1_000_000)
     args = parser.parse_args()
     from explorer.core.chat import Message
-    from explorer.core.load import load_tokenizer
+    from explorer.core.sources.load import load_tokenizer
 
     app, session, window = open_window("chat")
     pane = window.panes["chat"]

@@ -38,9 +38,9 @@ REPEAT = 3
 
 
 def _train_ours(corpus: str, vocab: int, out: str) -> dict[str, object]:
-    from explorer.core.corpus import CorpusFiles
+    from explorer.core.algorithms.train import BpeTrainer
+    from explorer.core.corpora.corpus import CorpusFiles
     from explorer.core.formats import own
-    from explorer.core.train import BpeTrainer
 
     start, cpu = time.perf_counter(), time.process_time()
     trainer = BpeTrainer(vocab, PATTERN)
@@ -81,8 +81,8 @@ def _encode(tokenizer_file: str, corpus: str) -> dict[str, object]:
     from tokenizers import Tokenizer
 
     from explorer.core.formats import hf, own
-    from explorer.core.pretokenize import CL100K
-    from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
+    from explorer.core.pretokenization.pretokenize import CL100K
+    from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 
     text = Path(corpus).read_text(encoding="utf-8")
     results: dict[str, object] = {"mb": len(text.encode()) / 1e6}

@@ -34,7 +34,7 @@ PATTERN = "cl100k"
 
 
 def _corpus(path: str) -> Any:
-    from explorer.core.corpus_sources import Corpus, Source
+    from explorer.core.corpora.corpus_sources import Corpus, Source
 
     return Corpus((Source.for_path(Path(path)),))
 
@@ -42,8 +42,8 @@ def _corpus(path: str) -> Any:
 def _hf_own(path: str, vocab: int) -> dict[str, float]:
     from itertools import chain
 
+    from explorer.core.algorithms.training_run import TrainingSettings, _hf_fit
     from explorer.core.formats.hf import training_pipeline
-    from explorer.core.training_run import TrainingSettings, _hf_fit
 
     settings = TrainingSettings(vocab, PATTERN, engine="hf")
     start, cpu = time.perf_counter(), time.process_time()
@@ -63,8 +63,8 @@ def _hf_own(path: str, vocab: int) -> dict[str, float]:
 
 
 def _engine(path: str, vocab: int) -> dict[str, float]:
-    import explorer.core.training_run as training_run
-    from explorer.core.training_run import Learned, MergeStage, TrainingSettings, run_training
+    import explorer.core.algorithms.training_run as training_run
+    from explorer.core.algorithms.training_run import Learned, MergeStage, TrainingSettings, run_training
 
     spent: dict[str, float] = {}
 

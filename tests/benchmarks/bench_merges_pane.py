@@ -93,7 +93,7 @@ def one_run(spec: str, before: str) -> dict[str, object]:
 
 
 def tiktoken_load_seconds(spec: str) -> float:
-    from explorer.core.load import load_tokenizer
+    from explorer.core.sources.load import load_tokenizer
 
     start = time.perf_counter()
     load_tokenizer(spec)

@@ -23,8 +23,8 @@ PATTERN = "cl100k"
 
 
 def _train(corpus: str, vocab: int, rules: str) -> dict[str, object]:
-    from explorer.core.corpus import CorpusFiles
-    from explorer.core.train import BpeTrainer
+    from explorer.core.algorithms.train import BpeTrainer
+    from explorer.core.corpora.corpus import CorpusFiles
 
     wall, start = time.perf_counter(), time.process_time()
     trainer = BpeTrainer(vocab, PATTERN, rules=rules)  # type: ignore[arg-type]

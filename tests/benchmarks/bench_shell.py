@@ -144,7 +144,7 @@ def one_run() -> dict[str, Any]:
     result["switch_ms"] = switches
 
     # Close while a child process counts a corpus and a thread job is busy.
-    from explorer.core.corpus_sources import Source
+    from explorer.core.corpora.corpus_sources import Source
 
     corpus = window.panes["corpus"]
     corpus.add_sources([Source.pasted("word " * 3_000_000)])

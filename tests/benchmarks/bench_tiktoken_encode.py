@@ -35,7 +35,7 @@ def best_of(run: Callable[[], object], times: dict[str, list[float]], name: str)
 
 
 def measure(name: str, text: str) -> tuple[dict[str, list[float]], bool]:
-    from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
+    from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 
     encoding = TiktokenTokenizer.bundled(name)._encoding
     times: dict[str, list[float]] = {}
@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--no-table-cache", action="store_true", help="build the pair table in each cold run")
     args = parser.parse_args()
     if args.no_table_cache:
-        from explorer.core import rank_pairs
+        from explorer.core.algorithms import rank_pairs
         rank_pairs.cached_joinable_pairs = lambda ranks, sha256: rank_pairs.joinable_pairs(ranks)  # type: ignore
     importlib.import_module("numpy")  # before timing, as in the app and in bench_core
 

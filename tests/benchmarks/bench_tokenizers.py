@@ -32,7 +32,7 @@ URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 
 LOAD = """
 import json, sys, time
-from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
+from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 name = sys.argv[1]
 start = time.perf_counter()
 tokenizer = TiktokenTokenizer.bundled(name)
@@ -97,9 +97,9 @@ def longest_stall(work: object) -> tuple[float, float]:
 
 
 def stalls(corpora: Path) -> None:
-    from explorer.core.export import export
-    from explorer.core.hf_tokenizer import HFTokenizer
-    from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
+    from explorer.core.formats.export import export
+    from explorer.core.sources.hf_tokenizer import HFTokenizer
+    from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 
     text = "".join((corpora / name).read_text(encoding="utf-8") for name in
                    ("prose-1mb.txt", "multi-1mb.txt", "code-1mb.txt"))

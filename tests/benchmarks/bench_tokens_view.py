@@ -39,7 +39,7 @@ def main() -> int:
     parser.add_argument("--paste-chars", type=int, default=1_000_000)
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
-    from explorer.core.load import load_tokenizer
+    from explorer.core.sources.load import load_tokenizer
     from explorer.ui.session import Session
     from explorer.ui.settings import Settings
     from explorer.ui.tokens import create_pane

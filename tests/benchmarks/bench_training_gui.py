@@ -49,7 +49,7 @@ def gui_run(corpus: Path, vocab: int, pattern: str, mode: str, held_out: Path | 
     """One training in the main window; returns seconds, longest stall and merges."""
     from PySide6.QtCore import QTimer
 
-    from explorer.core.corpus_sources import Corpus, Source
+    from explorer.core.corpora.corpus_sources import Corpus, Source
     from gui_window import SlowCollections, open_window
 
     app, session, window = open_window("training")

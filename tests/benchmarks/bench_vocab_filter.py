@@ -12,9 +12,9 @@ import argparse
 import statistics
 import time
 
-from explorer.core.load import load_tokenizer
-from explorer.core.scripts import SCRIPT_NAMES
-from explorer.core.vocab_filter import VocabQuery, build_table
+from explorer.core.analysis.vocab_filter import VocabQuery, build_table
+from explorer.core.sources.load import load_tokenizer
+from explorer.core.text.scripts import SCRIPT_NAMES
 
 QUERIES = [
     VocabQuery(text="ing"), VocabQuery(text="·the"), VocabQuery(text="ing$", mode="regex"),

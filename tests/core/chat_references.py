@@ -16,7 +16,7 @@ import pytest
 
 from explorer.core.chat.messages import Message
 from explorer.core.formats import tiktoken_file
-from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
+from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 
 ENCODINGS = Path(__file__).resolve().parents[2] / "resources" / "encodings"
 

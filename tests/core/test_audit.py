@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from explorer.core.audit import Audit, _drain, audit_vocabulary, seen_flags
-from explorer.core.bpe import BPE
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.algorithms.train import train
+from explorer.core.analysis.audit import Audit, _drain, audit_vocabulary, seen_flags
 from explorer.core.formats.own import from_merges
-from explorer.core.train import train
 
 
 def test_a_token_swallowed_by_a_longer_merge_is_unreachable() -> None:

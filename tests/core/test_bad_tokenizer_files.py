@@ -15,17 +15,17 @@ import pytest
 import tiktoken
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
-from explorer.core.bytelevel import to_chars
+from explorer.core.algorithms.bytelevel import to_chars
+from explorer.core.algorithms.train import BpeTrainer, check_vocab_size
 from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError, TrainingError
-from explorer.core.export import export
 from explorer.core.formats import own
+from explorer.core.formats.export import export
 from explorer.core.formats.tiktoken_file import BUNDLED, read_ranks
-from explorer.core.hf_tokenizer import HFTokenizer
-from explorer.core.load import load_tokenizer
-from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer
-from explorer.core.rust_calls import RustCall, rust_panic
-from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
-from explorer.core.train import BpeTrainer, check_vocab_size
+from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS, Pretokenizer
+from explorer.core.sources.hf_tokenizer import HFTokenizer
+from explorer.core.sources.load import load_tokenizer
+from explorer.core.sources.rust_calls import RustCall, rust_panic
+from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 
 HUGE = 10**9
 BACKTRACKING = r"(?:a|aa)+(?=b)|\s+|."  # fancy-regex gives up on "aaa...c" (tiktoken panics)

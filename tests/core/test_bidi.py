@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.core.bidi import (ZWJ, direction, has_right_to_left, isolated, joined_pieces, joins_across,
-                                label_direction, resolve, starts_right_to_left, visual_order)
+from explorer.core.text.bidi import (ZWJ, direction, has_right_to_left, isolated, joined_pieces, joins_across,
+                                     label_direction, resolve, starts_right_to_left, visual_order)
 
 
 @pytest.mark.parametrize(("text", "expected"), [

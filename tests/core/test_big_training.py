@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-import explorer.core.corpus as corpus_module
-from explorer.core.corpus_sources import Corpus, CorpusReader, Source
-from explorer.core.hf_progress import HfProgress
-from explorer.core.pretokenize import Pretokenizer
-from explorer.core.training_eta import AFTER_BYTES_PER_TEXT, HfRunEta
-from explorer.core.training_run import Counting, DistinctTexts, Learned, TrainingSettings, run_training
+import explorer.core.corpora.corpus as corpus_module
+from explorer.core.algorithms.hf_progress import HfProgress
+from explorer.core.algorithms.training_eta import AFTER_BYTES_PER_TEXT, HfRunEta
+from explorer.core.algorithms.training_run import Counting, DistinctTexts, Learned, TrainingSettings, run_training
+from explorer.core.corpora.corpus_sources import Corpus, CorpusReader, Source
+from explorer.core.pretokenization.pretokenize import Pretokenizer
 from tests.corpora import corpus_lines
 
 FILES = {
@@ -58,7 +58,7 @@ def test_distinct_texts_count_the_chunks_of_every_text(window: int) -> None:
 
 def test_hf_engine_reads_each_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The counts come from the texts HF read, as it read them: no second pass over the corpus."""
-    import explorer.core.corpus_sources as sources
+    import explorer.core.corpora.corpus_sources as sources
 
     path = tmp_path / "prose.txt"
     path.write_text("".join(corpus_lines("prose", 30_000, seed=1)) * 2, encoding="utf-8")
@@ -79,7 +79,7 @@ def test_hf_engine_reads_each_file_once(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_hf_engine_reports_its_own_stages(monkeypatch: pytest.MonkeyPatch) -> None:
-    import explorer.core.training_run as training_run
+    import explorer.core.algorithms.training_run as training_run
 
     monkeypatch.setattr(training_run, "REPORT_SECONDS", 0.002)  # a short stage is still seen on a quick machine
     monkeypatch.delenv("TERM", raising=False)  # as when the app is started from a desktop

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.bpe import BPE
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.algorithms.train import train
 from explorer.core.errors import ExplorerError, SpecialTokenError
 from explorer.core.formats.own import from_merges
-from explorer.core.pretokenize import NAMED_PATTERNS
-from explorer.core.train import train
-from explorer.core.utf8 import stream_decode
+from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS
+from explorer.core.text.utf8 import stream_decode
 from tests.conftest import HARD_CASES
 from tests.corpora import corpus_lines, corpus_text
 
@@ -46,7 +46,7 @@ def test_long_chunks_use_the_same_merges() -> None:
         pieces = tokenizer.pretokenizer.pieces(text)
         for piece in pieces:
             data = piece.encode()
-            from explorer.core.bpe import _replace_pair
+            from explorer.core.algorithms.bpe import _replace_pair
 
             ids = list(data)
             while len(ids) >= 2:  # the textbook loop, as the reference
@@ -142,7 +142,7 @@ def test_special_tokens_find_the_longest_at_each_place(words: list[str], text: s
     """The trie-shaped regex finds what the plain longest-first alternation finds."""
     import regex
 
-    from explorer.core.bpe import SpecialTokens
+    from explorer.core.algorithms.bpe import SpecialTokens
 
     longest_first = regex.compile("|".join(map(regex.escape, sorted(set(words), key=len, reverse=True))))
     expected = [(m.start(), m.end(), m.group()) for m in longest_first.finditer(text)]
@@ -168,7 +168,7 @@ def merges_and_chunks(draw: st.DrawFn) -> tuple[list[tuple[int, int, int]], list
 def test_merging_chunks_together_equals_one_by_one(case: tuple[list[tuple[int, int, int]], list[bytes]],
                                                     few: int) -> None:
     """The numpy rounds of a cold cache (merge_batch) give the ids of the one-chunk merge loop."""
-    from explorer.core import merge_batch
+    from explorer.core.algorithms import merge_batch
 
     merges, chunks = case
     tokenizer = BPE(merges, "none")

@@ -7,7 +7,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.core.chars import bit_groups, char_name, count, describe, script_of, scripts_used_with, visible
+from explorer.core.text.chars import bit_groups, char_name, count, describe, script_of, scripts_used_with, visible
 from tests.conftest import HARD_CASES
 
 
@@ -87,6 +87,6 @@ def test_hard_cases_describe_without_error() -> None:
 
 
 def test_glyph_names_invisible_characters() -> None:
-    from explorer.core.chars import glyph
+    from explorer.core.text.chars import glyph
 
     assert [glyph(c) for c in "a \u200d\ufe0f\U000e0067\u2028"] == ["a", "·", "ZWJ", "VS16", "TAG", "⍽"]

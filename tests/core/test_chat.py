@@ -14,7 +14,7 @@ import pytest
 from explorer.core.chat import Message, default_template, encode_chat
 from explorer.core.chat.builtin import BUILTIN
 from explorer.core.errors import ChatError, ExplorerError
-from explorer.core.load import load_tokenizer
+from explorer.core.sources.load import load_tokenizer
 from tests.core import chat_references as ref
 
 M = Message

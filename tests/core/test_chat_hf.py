@@ -14,7 +14,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from explorer.core.chat import Message, default_template, encode_chat
 from explorer.core.chat.encode import FOREIGN_TEMPLATE, SPECIAL_STRING, TRAILING_SPACE, TWICE
 from explorer.core.errors import ChatError
-from explorer.core.load import load_tokenizer
+from explorer.core.sources.load import load_tokenizer
 from tests.core import chat_references as ref
 
 M = Message

@@ -6,11 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.chunk_diff import boundaries, byte_positions, compare, crossing_tokens, tokens_by_chunk
+from explorer.core.algorithms.train import train
 from explorer.core.formats.own import from_merges
-from explorer.core.pretokenize import Pretokenizer
-from explorer.core.tokenizer import tokens_from_ids
-from explorer.core.train import train
+from explorer.core.pretokenization.chunk_diff import (
+    boundaries, byte_positions, compare, crossing_tokens, tokens_by_chunk)
+from explorer.core.pretokenization.pretokenize import Pretokenizer
+from explorer.core.sources.tokenizer import tokens_from_ids
 from tests.conftest import HARD_CASES
 
 

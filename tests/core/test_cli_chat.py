@@ -11,7 +11,7 @@ import pytest
 from explorer.cli import token_json
 from explorer.core.chat import Message, encode_chat
 from explorer.core.errors import ExplorerError
-from explorer.core.load import load_tokenizer
+from explorer.core.sources.load import load_tokenizer
 from tests.core.test_chat_hf import QWEN25, fake_model
 from tests.core.test_cli import run
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.core.corpus import CorpusFiles
-from explorer.core.corpus_sources import (
+from explorer.core.corpora.corpus import CorpusFiles
+from explorer.core.corpora.corpus_sources import (
     Corpus, CorpusReader, NotUtf8Error, Source, list_files, record_fields, sample_sources, skip_reason, stdlib_source)
 from explorer.core.errors import CorpusError
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from explorer.core.corpus_sources import Source, sample_sources
-from explorer.core.corpus_stats import chunk_hash, scan_sources
-from explorer.core.pretokenize import Pretokenizer
-from explorer.core.script_stats import NEUTRAL, OTHER, count_scripts, describe_shares, script_shares
+from explorer.core.analysis.corpus_stats import chunk_hash, scan_sources
+from explorer.core.analysis.script_stats import NEUTRAL, OTHER, count_scripts, describe_shares, script_shares
+from explorer.core.corpora.corpus_sources import Source, sample_sources
+from explorer.core.pretokenization.pretokenize import Pretokenizer
 from tests.conftest import HARD_CASES
 
 

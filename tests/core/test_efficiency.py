@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 import io
 
-from explorer.core.corpus_sources import Source, sample_sources
-from explorer.core.efficiency import (
+from explorer.core.algorithms.train import train
+from explorer.core.analysis.efficiency import (
     EfficiencyProgress, Measurement, TokenizerRef, measure_all, premium, to_csv)
+from explorer.core.corpora.corpus_sources import Source, sample_sources
 from explorer.core.formats import own
 from explorer.core.formats.own import from_merges
-from explorer.core.train import train
 
 
 def trained(name: str = "garden") -> TokenizerRef:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.core import findings as F
-from explorer.core.compare import boundary_differences, byte_boundaries, compare, count
+from explorer.core.algorithms.incremental import TokenizedText
+from explorer.core.algorithms.train import train
+from explorer.core.analysis import findings as F
+from explorer.core.analysis.compare import boundary_differences, byte_boundaries, compare, count
 from explorer.core.formats.own import from_merges
-from explorer.core.incremental import TokenizedText
-from explorer.core.train import train
 
 TEXTS = ["Egg or egg? An egg, eggs. The egg and the Egg. In 1969 and 2024, 600000 people watched.",
          "café e\u0301 नमस्ते 안녕하세요 <|endoftext|> 😀"] * 4
@@ -110,7 +110,7 @@ def test_counts_and_compare(tokenizer) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_audit_check_uses_the_audit_rules() -> None:
-    from explorer.core.bpe import BPE
+    from explorer.core.algorithms.bpe import BPE
 
     toy = BPE([(97, 98, 256), (98, 99, 257), (97, 257, 258)], "none")  # "abc" encodes as ab + c
     verdict = F.audit_check(toy)

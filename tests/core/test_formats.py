@@ -10,7 +10,7 @@ from tokenizers import Tokenizer
 
 from explorer.core.errors import TokenizerFileError
 from explorer.core.formats import hf, own
-from explorer.core.load import load_tokenizer
+from explorer.core.sources.load import load_tokenizer
 from tests.conftest import HARD_CASES
 from tests.corpora import corpus_text
 from tests.core.test_bpe import trained

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from explorer.core.graphemes import grapheme_bounds, shown_piece, shown_text
+from explorer.core.text.graphemes import grapheme_bounds, shown_piece, shown_text
 
 FLAG = "\U0001F1FA\U0001F1E6"
 FAMILY = "\U0001F468\u200d\U0001F469\u200d\U0001F467"

@@ -18,12 +18,12 @@ import pytest
 import regex
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
-from explorer.core.bpe import BPE
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.algorithms.train import train
 from explorer.core.errors import ExplorerError
-from explorer.core.export import export
-from explorer.core.hf_tokenizer import HFTokenizer
-from explorer.core.pretokenize import DIGITS, WINDOW
-from explorer.core.train import train
+from explorer.core.formats.export import export
+from explorer.core.pretokenization.pretokenize import DIGITS, WINDOW
+from explorer.core.sources.hf_tokenizer import HFTokenizer
 
 CONSONANTS = "கஙசஞடணதநபமயரலவழளறன"
 VOWEL_SIGNS = ["", "\u0bbe", "\u0bbf", "\u0bc0", "\u0bc1", "\u0bc6", "\u0bc7", "\u0bc8", "\u0bca", "\u0bcb",
@@ -192,7 +192,7 @@ def test_encode_json_spans_with_add_prefix_space(folder: Path) -> None:
 
 def test_tokens_view_stream_with_a_normalizer_or_a_prefix_space(folder: Path, nfc: Path) -> None:
     """The Tokens pane's stream gives the library's ids and the spans of encode_tokens."""
-    from explorer.core.incremental import TokenizedText
+    from explorer.core.algorithms.incremental import TokenizedText
 
     prefix = build(folder, "prefix-stream", None, prefix_space=True)
     text = mixed_text(7, 12_000, "NFD") + "<|endoftext|>" + "word " * 1700 + "க\u0bc7\u0bbeள" + " word" * 2000

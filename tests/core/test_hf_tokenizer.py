@@ -12,9 +12,9 @@ import pytest
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 from explorer.core.errors import SpecialTokenError
-from explorer.core.hf_tokenizer import HFTokenizer
-from explorer.core.pretokenize import LLAMA3
-from explorer.core.tokenizer import VIEW_MERGES, UnsupportedView
+from explorer.core.pretokenization.pretokenize import LLAMA3
+from explorer.core.sources.hf_tokenizer import HFTokenizer
+from explorer.core.sources.tokenizer import VIEW_MERGES, UnsupportedView
 from tests.conftest import HARD_CASES
 from tests.corpora import corpus_lines, corpus_text
 

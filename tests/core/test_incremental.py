@@ -6,9 +6,9 @@ import random
 
 import pytest
 
+from explorer.core.algorithms.incremental import TokenizedText, common_prefix, common_suffix, encode_stream
+from explorer.core.algorithms.train import train
 from explorer.core.formats.own import from_merges
-from explorer.core.incremental import TokenizedText, common_prefix, common_suffix, encode_stream
-from explorer.core.train import train
 from tests.conftest import HARD_CASES
 
 TEXTS = [t for t in HARD_CASES if t] + [

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from explorer.core.errors import ExplorerError, TokenizerFileError
-from explorer.core.export import export
 from explorer.core.formats import minbpe
-from explorer.core.hf_cache import hub_cache_dir
-from explorer.core.hf_tokenizer import HFTokenizer
-from explorer.core.load import discover_tokenizers, list_tokenizers, load_tokenizer
-from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
-from explorer.core.tokenizer import UnsupportedView
+from explorer.core.formats.export import export
+from explorer.core.sources.hf_cache import hub_cache_dir
+from explorer.core.sources.hf_tokenizer import HFTokenizer
+from explorer.core.sources.load import discover_tokenizers, list_tokenizers, load_tokenizer
+from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
+from explorer.core.sources.tokenizer import UnsupportedView
 from tests.conftest import HARD_CASES
 from tests.corpora import corpus_text
 from tests.core.test_bpe import trained

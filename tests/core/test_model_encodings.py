@@ -29,8 +29,8 @@ from hypothesis import strategies as st
 
 from explorer.core.errors import ExplorerError, TokenizerFileError
 from explorer.core.formats.tiktoken_file import BUNDLED
-from explorer.core.load import load_tokenizer
-from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
+from explorer.core.sources.load import load_tokenizer
+from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 from tests.conftest import HARD_CASES
 
 MODELS = ["llama3", "llama4", "qwen", "o200k_harmony", "tekken"]
@@ -347,8 +347,8 @@ def test_a_broken_tekken_file_says_what_is_wrong(tmp_path: Path, change: object,
 def test_llama_without_its_package_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Llama's files are not shipped (their licence text must travel with them): without llama-models
     the picker marks them and loading says what to do, instead of 'no such file'."""
-    from explorer.core import load
     from explorer.core.formats import tiktoken_file
+    from explorer.core.sources import load
 
     monkeypatch.setattr(tiktoken_file, "installed_file", lambda member: None)
     with pytest.raises(ExplorerError, match=r"llama3 is not shipped .*\(pip install llama-models\)"):

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.core.errors import PatternError, PatternTimeoutError
-from explorer.core.pretokenize import (
+from explorer.core.pretokenization.pretokenize import (
     BYTE_LEVEL, GAP, NAMED_PATTERNS, REGEX_PREFIX, WINDOW_SAFE, Pretokenizer, split_alternatives)
 from tests.conftest import HARD_CASES
 
@@ -205,7 +205,7 @@ def test_windows_cut_around_rare_letters_give_the_pieces_of_the_whole_text(
 def test_every_character_the_ascii_version_reads_is_read_right(name: str, reference: str) -> None:
     """Each of the thousands of characters the fast path takes, beside letters, digits, spaces,
     apostrophes and line ends: the chunks of the Unicode pattern."""
-    from explorer.core.unicode_classes import outside_classes
+    from explorer.core.pretokenization.unicode_classes import outside_classes
 
     pretokenizer = Pretokenizer(name, reference)  # type: ignore[arg-type]
     text = "".join(f"{c}a'{c}s {c}{c}1{c}\n{c} " for c in outside_classes(pretokenizer.reference, pretokenizer.classes))
@@ -214,7 +214,7 @@ def test_every_character_the_ascii_version_reads_is_read_right(name: str, refere
 
 
 def test_outside_classes_leaves_out_every_member() -> None:
-    from explorer.core.unicode_classes import member, outside_classes
+    from explorer.core.pretokenization.unicode_classes import member, outside_classes
 
     classes = Pretokenizer("o200k", "tiktoken").classes
     outside = outside_classes("tiktoken", classes)

@@ -11,10 +11,10 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core import bpe, merge_batch, rank_pairs
+from explorer.core.algorithms import bpe, merge_batch, rank_pairs
 from explorer.core.cache import cache_dir
 from explorer.core.formats.tiktoken_file import write_ranks
-from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
+from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 
 
 def splits_one_by_one(ranks: dict[bytes, int]) -> set[tuple[int, int, int]]:

@@ -15,16 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.audit import _drain, audit_vocabulary
-from explorer.core.bpe import BPE
+from explorer.core.analysis.audit import _drain, audit_vocabulary
+from explorer.core.algorithms.bpe import BPE
 from explorer.core.errors import SpecialTokenError, TokenizerFileError
-from explorer.core.findings import audit_check
-from explorer.core.incremental import CUTS_END, CUTS_START, SPECIAL, encode_stream, join_batches
+from explorer.core.analysis.findings import audit_check
+from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, SPECIAL, encode_stream, join_batches
 from explorer.core.formats import minbpe
 from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS, parse_model, read_model
-from explorer.core.load import list_tokenizers, load_tokenizer
-from explorer.core.sentencepiece import SentencePieceTokenizer
-from explorer.core.sentencepiece_bpe import NEVER, _merge_long, merge
+from explorer.core.sources.load import list_tokenizers, load_tokenizer
+from explorer.core.sources.sentencepiece import SentencePieceTokenizer
+from explorer.core.algorithms.sentencepiece_bpe import NEVER, _merge_long, merge
 from tests.conftest import HARD_CASES
 
 spm = pytest.importorskip("sentencepiece")

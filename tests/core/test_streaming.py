@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.core.streaming import StreamReplay
-from explorer.core.utf8 import REPLACEMENT, stream_decode
+from explorer.core.text.streaming import StreamReplay
+from explorer.core.text.utf8 import REPLACEMENT, stream_decode
 
 NA = "न".encode()  # seed 000: two tokens, neither decodes alone
 

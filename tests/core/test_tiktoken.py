@@ -19,12 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiktoken_ext import openai_public
 
+from explorer.core.algorithms.merges import recover_merges
 from explorer.core.cache import merges_path, read_merges
 from explorer.core.errors import ExplorerError, SpecialTokenError, TokenizerFileError
 from explorer.core.formats.tekken import read_tekken
 from explorer.core.formats.tiktoken_file import BUNDLED, BundledEncoding, read_ranks, write_ranks
-from explorer.core.merges import recover_merges
-from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
+from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 from tests.conftest import HARD_CASES
 from tests.corpora import KINDS, corpus_text
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from explorer.core.algorithms.train import BpeTrainer, Merge, train
 from explorer.core.errors import TrainingError
 from explorer.core.formats.own import from_merges
-from explorer.core.train import BpeTrainer, Merge, train
 from tests.corpora import KINDS, corpus_lines
 from tests.hf_reference import hf_train_merges
 

@@ -8,9 +8,9 @@ from collections import Counter, defaultdict
 
 import pytest
 
-import explorer.core.train as train_module
-from explorer.core.pair_queue import SHIFT, HfQueue
-from explorer.core.train import BpeTrainer, _byte_pairs
+import explorer.core.algorithms.train as train_module
+from explorer.core.algorithms.pair_queue import SHIFT, HfQueue
+from explorer.core.algorithms.train import BpeTrainer, _byte_pairs
 
 
 def plain_pairs(chunks: list[bytes], counts: list[int]) -> tuple[dict[int, int], dict[int, list[int]], int]:

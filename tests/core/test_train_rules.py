@@ -13,10 +13,10 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer.core.algorithms.pair_queue import TIE_LIMIT
+from explorer.core.algorithms.train import BpeTrainer, Merge, train
 from explorer.core.errors import TrainingError
 from explorer.core.formats.own import from_merges
-from explorer.core.pair_queue import TIE_LIMIT
-from explorer.core.train import BpeTrainer, Merge, train
 from tests.core.test_train import BAKERY, CAT_MAT
 
 # Seed 000's PATTERN (GPT-4's with single digits) and GPT-2's, as the seeds print them.
@@ -223,7 +223,7 @@ def naive_hf(texts: list[str], n_merges: int, pattern: str | None) -> list[tuple
     """Hugging Face's rule the slow way: recount, most frequent, ties to the smaller ids in its id
     space (bytes in code-point order of their characters, new tokens by id), equal bytes one id.
     Returns each merge's pair and every pair tied with it, in the order first seen."""
-    from explorer.core.bytelevel import hf_byte_order
+    from explorer.core.algorithms.bytelevel import hf_byte_order
 
     key = list(hf_byte_order())
     chunks: Counter[tuple[int, ...]] = Counter()
@@ -272,9 +272,9 @@ def test_hf_rules_ties_equal_the_naive_ones(texts: list[str], n_merges: int, pat
 
 
 def test_compare_rules_finds_where_the_merge_lists_part() -> None:
-    from explorer.core.corpus_sources import Corpus, Source
-    from explorer.core.rules_compare import compare_rules
-    from explorer.core.training_run import TrainingSettings
+    from explorer.core.algorithms.training_run import TrainingSettings
+    from explorer.core.analysis.rules_compare import compare_rules
+    from explorer.core.corpora.corpus_sources import Corpus, Source
 
     generator = compare_rules(Corpus((Source.pasted(BAKERY),)), TrainingSettings(256 + 30, "none"))
     progress = []
@@ -295,8 +295,8 @@ def test_compare_rules_finds_where_the_merge_lists_part() -> None:
 
 
 def test_a_long_text_is_counted_in_windows_with_the_same_chunks_in_the_same_order() -> None:
-    from explorer.core.pretokenize import Pretokenizer
-    from explorer.core.train import LONG_TEXT
+    from explorer.core.algorithms.train import LONG_TEXT
+    from explorer.core.pretokenization.pretokenize import Pretokenizer
 
     text = ("Our eggless cakes are baked in a separate kitchen.\n\n  मावा केक 🎂 1969   \r\n" * 2000)[: LONG_TEXT * 2]
     trainer = BpeTrainer(300, "cl100k", rules="minbpe")

@@ -14,16 +14,16 @@ from typing import Any
 import pytest
 import tokenizers
 
-from explorer.core.bpe import BPE
-from explorer.core.corpus_sources import Corpus, Source
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.algorithms.train import train
+from explorer.core.algorithms.training_run import Learned, TrainingSettings, run_training
+from explorer.core.corpora.corpus_sources import Corpus, Source
 from explorer.core.errors import ExplorerError, SpecialTokenError
-from explorer.core.export import export
+from explorer.core.formats.export import export
 from explorer.core.formats.hf import merge_pairs, to_document
 from explorer.core.formats.own import from_document, from_merges, to_json
-from explorer.core.hf_tokenizer import HFTokenizer
-from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
-from explorer.core.train import train
-from explorer.core.training_run import Learned, TrainingSettings, run_training
+from explorer.core.sources.hf_tokenizer import HFTokenizer
+from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 from tests.hf_reference import hf_to_our_ids, hf_train
 
 ISSUE_TEXT = ["the thing is that <|endoftext|> then <|endoftext|>"] * 300

@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from explorer.core.corpus_sources import Corpus, Source, sample_sources
+from explorer.core.algorithms.train import Merge, train
+from explorer.core.algorithms.training_run import (
+    Counting, HeldOutTracker, Learned, MergeStage, RunSummary, TrainingSettings, run_training)
+from explorer.core.corpora.corpus_sources import Corpus, Source, sample_sources
 from explorer.core.errors import TrainingError
 from explorer.core.formats.own import from_merges
-from explorer.core.train import Merge, train
-from explorer.core.training_run import (
-    Counting, HeldOutTracker, Learned, MergeStage, RunSummary, TrainingSettings, run_training)
 
 SPECIALS = ("<|endoftext|>",)
 
@@ -89,7 +89,7 @@ def test_hf_engine_gives_the_same_merges_and_counts() -> None:
 
 def test_merge_counts_walk_back_from_the_final_tokens() -> None:
     """aaabdaaabac: aa, ab and aaab twice each (ZabdZabac, ZYdZYac, XdXac); 11 bytes."""
-    from explorer.core.training_run import _hf_fit, _hf_merges, merge_counts
+    from explorer.core.algorithms.training_run import _hf_fit, _hf_merges, merge_counts
 
     settings = TrainingSettings(259, "none")
     tokenizer = _hf_fit(["aaabdaaabac"], settings)
@@ -115,7 +115,7 @@ def test_counting_reports_bytes() -> None:
 
 
 def test_named_run_returns_the_tokenizer_and_build_tokenizer_matches() -> None:
-    from explorer.core.training_run import build_tokenizer
+    from explorer.core.algorithms.training_run import build_tokenizer
 
     corpus = Corpus((sample_sources()[0],))
     settings = TrainingSettings(400, "gpt2", SPECIALS)
@@ -166,9 +166,9 @@ def counts_by_encoding_the_corpus(corpus: Corpus, settings: TrainingSettings) ->
     corpus again with the trained model (HF's own pipeline), and walk the merges back from the final tokens."""
     import numpy as np
 
-    from explorer.core.bytelevel import from_chars
+    from explorer.core.algorithms.bytelevel import from_chars
+    from explorer.core.algorithms.training_run import _hf_fit, _hf_merges
     from explorer.core.formats.hf import training_pipeline
-    from explorer.core.training_run import _hf_fit, _hf_merges
 
     texts = list(corpus.reader())
     tokenizer = _hf_fit(texts, settings)
@@ -215,7 +215,7 @@ def test_hf_counts_equal_encoding_the_whole_corpus_again(kind: str, pattern: str
 
 def test_hf_counts_do_not_encode_the_corpus_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the distinct chunks are encoded after training: far fewer characters than the corpus has."""
-    import explorer.core.training_run as training_run
+    import explorer.core.algorithms.training_run as training_run
 
     encoded: list[int] = []
 

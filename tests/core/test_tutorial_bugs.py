@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer.core.algorithms.train import train
+from explorer.core.algorithms.tutorial_bugs import key_error, naive_decode_failure, naive_encode
 from explorer.core.formats.own import from_merges
-from explorer.core.train import train
-from explorer.core.tutorial_bugs import key_error, naive_decode_failure, naive_encode
 from tests.core.test_train import BAKERY
 from tests.core.test_train_rules import get_pair_counts, merge
 

@@ -24,14 +24,15 @@ from hypothesis import strategies as st
 import tiktoken
 from tokenizers import Regex, Tokenizer, pre_tokenizers
 
+from explorer.core.algorithms.train import train
 from explorer.core.formats import hf
 from explorer.core.formats.own import from_merges
-from explorer.core.hf_tokenizer import HFTokenizer
-from explorer.core.pretokenize import NAMED_PATTERNS, Pretokenizer, hf_compatible
-from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
-from explorer.core.train import train
-from explorer.core import unicode_classes
-from explorer.core.unicode_classes import CLASSES, REFERENCES, Reference, differences, disagreements, table
+from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS, Pretokenizer, hf_compatible
+from explorer.core.pretokenization import unicode_classes
+from explorer.core.pretokenization.unicode_classes import (
+    CLASSES, REFERENCES, Reference, differences, disagreements, table)
+from explorer.core.sources.hf_tokenizer import HFTokenizer
+from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 from tests.hf_reference import hf_train_merges
 
 PATTERNS = ["gpt2", "cl100k", "o200k", "llama3", "digits"]
@@ -202,7 +203,7 @@ def test_a_regex_release_with_the_same_tables_keeps_the_shipped_ones(monkeypatch
 
 
 def test_the_shipped_tables_are_used_when_the_versions_match() -> None:
-    shipped = Path(unicode_classes.__file__).parents[2] / "resources" / "unicode"
+    shipped = Path(unicode_classes.__file__).parents[3] / "resources" / "unicode"
     for reference in REFERENCES:
         document = (shipped / f"{reference}.json").read_text("utf-8")
         if unicode_classes._key(reference) in document:

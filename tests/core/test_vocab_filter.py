@@ -15,15 +15,15 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.bpe import BPE
+from explorer.core.algorithms.bpe import BPE
 from explorer.core.formats.own import from_merges
-from explorer.core.merge_tree import merge_tree
-from explorer.core.scripts import SCRIPT_NAMES
-from explorer.core.train import train
-from explorer.core.vocab_filter import (
+from explorer.core.analysis.merge_tree import merge_tree
+from explorer.core.text.scripts import SCRIPT_NAMES
+from explorer.core.algorithms.train import train
+from explorer.core.analysis.vocab_filter import (
     NEVER_SEEN, RARE, SPECIAL, UNREACHABLE, FilterError, VocabQuery, VocabTable, build_table, search_text,
     shown_text, text_order)
-from explorer.core.row_search import RegexIndex, stdlib_spelling
+from explorer.core.analysis.row_search import RegexIndex, stdlib_spelling
 
 TEXTS = ["the cat sat on the mat. the cat ate the rat.\n", "नमस्ते दुनिया\n", "Ingredients: 1 cup flour\n",
          "tabs\tand\nnewlines  here\n", "Привет мир! 日本語\n"] * 20

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
+from explorer.core.algorithms.train import train
 from explorer.core.formats.own import from_merges
-from explorer.core.train import train
 from explorer.ui.session import Session
 from tests.core.test_train import BAKERY
 from tests.ui.test_merges import open_pane

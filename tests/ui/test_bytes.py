@@ -9,12 +9,12 @@ from PySide6.QtWidgets import QLabel
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
-from explorer.core.bpe import BPE
-from explorer.core.chars import visible
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.algorithms.train import train
 from explorer.core.formats.own import from_merges
-from explorer.core.sentencepiece import SentencePieceTokenizer
-from explorer.core.train import train
-from explorer.core.utf8 import REPLACEMENT, stream_decode
+from explorer.core.sources.sentencepiece import SentencePieceTokenizer
+from explorer.core.text.chars import visible
+from explorer.core.text.utf8 import REPLACEMENT, stream_decode
 from explorer.ui.bytes import create_pane
 from explorer.ui.bytes.examples import ENGLISH_ORDER, EXAMPLES, HINDI_ORDER
 from explorer.ui.bytes.model import BITS_ROLE, COL_CODE, COL_HEX, COL_NAME, COL_SCRIPT, COL_TOKENS, CUT_ROLE

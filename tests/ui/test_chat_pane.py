@@ -10,9 +10,9 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 import explorer.ui.chat.pane as chat_pane
+from explorer.core.algorithms.incremental import CUTS_END, CUTS_START
 from explorer.core.chat import Message, encode_chat
-from explorer.core.incremental import CUTS_END, CUTS_START
-from explorer.core.load import load_tokenizer
+from explorer.core.sources.load import load_tokenizer
 from explorer.ui.chat.pane import ChatPane
 from explorer.ui.session import Session
 from tests.core import chat_references as ref

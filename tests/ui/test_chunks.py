@@ -8,10 +8,10 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from explorer.core.chunk_diff import compare, tokens_by_chunk
+from explorer.core.algorithms.train import train
 from explorer.core.formats.own import from_merges
-from explorer.core.pretokenize import Pretokenizer
-from explorer.core.train import train
+from explorer.core.pretokenization.chunk_diff import compare, tokens_by_chunk
+from explorer.core.pretokenization.pretokenize import Pretokenizer
 from explorer.ui.chunks import create_pane
 from explorer.ui.chunks.column import PatternColumn
 from explorer.ui.chunks.examples import EXAMPLES

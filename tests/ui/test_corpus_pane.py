@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from explorer.core.corpus_sources import Corpus, Source, sample_sources
+from explorer.core.algorithms.train import train
+from explorer.core.corpora.corpus_sources import Corpus, Source, sample_sources
 from explorer.core.formats.own import from_merges
-from explorer.core.train import train
 from explorer.ui.corpus import create_pane
 from explorer.ui.corpus.models import (
     BYTES, CHUNKS, FILES, LINES, NAME, PREMIUM, SCRIPTS, STATUS, TOKENIZER, TOKENS, WORDS, EfficiencyModel,
@@ -170,7 +170,7 @@ def test_models_pass_the_model_tester(qtbot, qtmodeltester, pane: CorpusPane) ->
     qtmodeltester.check(pane.model)
     qtmodeltester.check(SourcesModel())
     efficiency = EfficiencyModel()
-    from explorer.core.efficiency import Measurement
+    from explorer.core.analysis.efficiency import Measurement
 
     efficiency.add([Measurement("t", "en", 10, 40, 8), Measurement("t", "hi", 30, 90, 8), Measurement("u", "x", error="no")])
     efficiency.set_reference("en")

@@ -11,10 +11,10 @@ from PySide6.QtGui import QFontMetrics, QImage
 from PySide6.QtWidgets import QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
-from explorer.core.corpus_sources import Corpus, Source
-from explorer.core import efficiency
+from explorer.core.algorithms.train import train
+from explorer.core.analysis import efficiency
+from explorer.core.corpora.corpus_sources import Corpus, Source
 from explorer.core.formats.own import from_merges
-from explorer.core.train import train
 from explorer.ui.corpus import create_pane
 from explorer.ui.corpus.models import SCRIPTS
 from explorer.ui.corpus.pane import CorpusPane

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from explorer.core.algorithms.train import train
 from explorer.core.formats.own import from_merges
-from explorer.core.train import train
 from explorer.ui import crash
 from explorer.ui.session import Session
 

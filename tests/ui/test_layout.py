@@ -18,7 +18,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QApplication, QGraphicsView, QLabel, QRubberBand,
                                QScrollBar, QSplitterHandle, QStyle, QTableView, QWidget)
 
-from explorer.core.load import load_tokenizer
+from explorer.core.sources.load import load_tokenizer
 from explorer.ui.main_window import MainWindow
 from explorer.ui.merges.model import COLUMNS
 from explorer.ui.session import Session

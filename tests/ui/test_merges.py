@@ -11,12 +11,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
-from explorer.core.bpe import BPE
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.algorithms.train import train
 from explorer.core.errors import ExplorerError
 from explorer.core.formats.own import from_merges
-from explorer.core.sentencepiece import SentencePieceTokenizer
-from explorer.core.tokenizer import VIEW_MERGES, SpecialMode, Tokenizer
-from explorer.core.train import train
+from explorer.core.sources.sentencepiece import SentencePieceTokenizer
+from explorer.core.sources.tokenizer import VIEW_MERGES, SpecialMode, Tokenizer
 from explorer.ui.merges import create_pane
 from explorer.ui.merges.model import COLUMN_INDEX, COLUMNS, TOKEN_ID_ROLE, ChildrenModel, VocabModel
 from explorer.ui.merges.pane import MergesPane
@@ -120,7 +120,7 @@ def test_text_regex_and_id_filters(qtbot: QtBot, session: Session, trained: BPE)
 
 def test_a_regex_over_every_row_runs_off_the_gui_thread_and_the_last_query_wins(qtbot: QtBot, session: Session,
                                                                                 trained: BPE) -> None:
-    from explorer.core.vocab_filter import VocabQuery
+    from explorer.core.analysis.vocab_filter import VocabQuery
 
     pane = open_pane(qtbot, session, trained)
     first, last = VocabQuery(text="^\\s", mode="regex"), VocabQuery(text="t$", mode="regex")
@@ -372,7 +372,7 @@ def test_a_tokenizer_without_merges_lists_its_vocabulary_and_says_why(qtbot: QtB
 def test_bundled_gpt2_with_recovered_merges(qtbot: QtBot, session: Session, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    from explorer.core.tiktoken_tokenizer import TiktokenTokenizer
+    from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 
     gpt2 = TiktokenTokenizer.bundled("r50k_base")
     pane = open_pane(qtbot, session, gpt2)
@@ -390,7 +390,7 @@ def test_bundled_gpt2_with_recovered_merges(qtbot: QtBot, session: Session, tmp_
 
 def test_a_hugging_face_tokenizer_json(qtbot: QtBot, session: Session, trained: BPE, tmp_path: Path) -> None:
     from explorer.core.formats import hf
-    from explorer.core.load import load_tokenizer
+    from explorer.core.sources.load import load_tokenizer
 
     path = tmp_path / "tokenizer.json"
     hf.export(trained, path)

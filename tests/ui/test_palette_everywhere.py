@@ -45,8 +45,8 @@ def test_the_bytes_lanes_follow_the_palette_both_ways(session: Session) -> None:
 
 
 def test_the_chunks_token_marks_follow_the_colour_blind_palette(qtbot: QtBot, session: Session) -> None:
+    from explorer.core.algorithms.train import train
     from explorer.core.formats.own import from_merges
-    from explorer.core.train import train
     from explorer.ui.chunks import create_pane
 
     pane = create_pane(session)

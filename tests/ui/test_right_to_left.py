@@ -8,12 +8,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QGlyphRun, QTextLayout
 from pytestqt.qtbot import QtBot
 
-from explorer.core.bidi import has_right_to_left
+from explorer.core.algorithms.train import train
 from explorer.core.formats.own import from_merges
-from explorer.core.load import load_tokenizer
-from explorer.core.pretokenize import Pretokenizer
-from explorer.core.tokenizer import Tokenizer
-from explorer.core.train import train
+from explorer.core.pretokenization.pretokenize import Pretokenizer
+from explorer.core.sources.load import load_tokenizer
+from explorer.core.sources.tokenizer import Tokenizer
+from explorer.core.text.bidi import has_right_to_left
 from explorer.ui.chunks.view import ChunkView
 from explorer.ui.merges import create_pane as create_merges_pane
 from explorer.ui.merges.trace import TokenStrip

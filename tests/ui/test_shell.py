@@ -14,8 +14,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from explorer.core.bpe import BPE
-from explorer.core.corpus_sources import Source
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.corpora.corpus_sources import Source
 from explorer.core.formats import own
 from explorer.ui.main_window import PANE_NAMES, MainWindow
 from explorer.ui.session import Session

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-import explorer.core.load
+import explorer.core.sources.load
 from explorer.ui import crash
 from explorer.ui.main_window import prepare_pane
 from explorer.ui.session import Session
@@ -27,14 +27,14 @@ def test_the_window_first_shows_with_the_tokenizer_loaded_on_a_worker(
 
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # open_main_window installs its own
     monkeypatch.setattr(crash, "state_dir", lambda: tmp_path)
-    real_load = explorer.core.load.load_tokenizer
+    real_load = explorer.core.sources.load.load_tokenizer
     threads: list[threading.Thread] = []
 
     def load(spec: str, pattern: str | None = None) -> object:
         threads.append(threading.current_thread())
         return real_load(spec, pattern)
 
-    monkeypatch.setattr(explorer.core.load, "load_tokenizer", load)
+    monkeypatch.setattr(explorer.core.sources.load, "load_tokenizer", load)
     _, session, window = open_main_window([], tour=False)
     qtbot.addWidget(window)
     try:
@@ -63,7 +63,7 @@ def test_the_training_plots_are_built_in_a_turn_of_their_own(qtbot: QtBot, sessi
 def test_preparing_the_bytes_pane_compiles_the_script_tables_off_the_gui_thread() -> None:
     """The Bytes pane's first paint looks up Common characters (spaces, digits) in the
     Script_Extensions patterns: compiled by the worker that prepares the pane, not on the GUI thread."""
-    from explorer.core import chars
+    from explorer.core.text import chars
 
     chars.scripts_used_with.cache_clear()
     chars._extension_patterns.cache_clear()

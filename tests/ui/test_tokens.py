@@ -10,9 +10,9 @@ from PySide6.QtCore import QMimeData, Qt
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
-from explorer.core import findings as F
+from explorer.core.algorithms.train import train
+from explorer.core.analysis import findings as F
 from explorer.core.formats.own import from_merges
-from explorer.core.train import train
 from explorer.ui.session import Session
 from explorer.ui.tokens import create_pane
 from explorer.ui.tokens.pane import TokensPane
@@ -67,7 +67,7 @@ def test_typing_updates_tokens_incrementally(pane: TokensPane, qtbot: QtBot, sma
     assert ids_shown(pane) == small.encode(text)
     assert view_ids(pane) == small.encode(text)
     shown = pane.main_lane.view.toPlainText()
-    assert shown == "".join(__import__("explorer.core.render", fromlist=["x"]).token_text(small.token_bytes(i))
+    assert shown == "".join(__import__("explorer.core.text.render", fromlist=["x"]).token_text(small.token_bytes(i))
                             for i in small.encode(text))
     assert "·more" in shown or "·" in shown
     assert pane.main_lane.last_edit_seconds < 0.05

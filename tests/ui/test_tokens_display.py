@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from explorer.core.algorithms.train import train
 from explorer.core.formats.own import from_merges
-from explorer.core.render import token_text
-from explorer.core.train import train
+from explorer.core.text.render import token_text
 from explorer.ui.tokens.display import LONG_LINE, DisplayBuilder, join_pieces
 from explorer.ui.tokens.wrapping import shown
 
@@ -65,8 +65,8 @@ def test_ids_mode_shows_one_id_per_token(tokenizer) -> None:  # type: ignore[no-
 def test_sentencepiece_tokens_show_spaces_bytes_and_why_a_token_has_no_merge() -> None:
     """`▁` shows as a visible space, byte-fallback tokens as hex; a single character is where
     SentencePiece's merging starts, a byte-fallback token is a byte, a control token is special."""
-    from explorer.core.incremental import TokenizedText
-    from explorer.core.sentencepiece import SentencePieceTokenizer
+    from explorer.core.algorithms.incremental import TokenizedText
+    from explorer.core.sources.sentencepiece import SentencePieceTokenizer
     from explorer.ui.tokens.details import token_details
 
     mistral = SentencePieceTokenizer.bundled("mistral_v3")

@@ -12,8 +12,8 @@ from PySide6.QtGui import QGuiApplication, QTextCharFormat
 from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QWidget
 from pytestqt.qtbot import QtBot
 
+from explorer.core.algorithms.train import train
 from explorer.core.formats.own import from_merges
-from explorer.core.train import train
 from explorer.ui.session import Session
 from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens import create_pane

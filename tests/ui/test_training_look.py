@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from PySide6.QtGui import QFontMetricsF
 
-from explorer.core.corpus_sources import Corpus, Source
-from explorer.core.demo_sentence import DEFAULT_SENTENCE
-from explorer.core.training_run import build_tokenizer
+from explorer.core.algorithms.demo_sentence import DEFAULT_SENTENCE
+from explorer.core.algorithms.training_run import build_tokenizer
+from explorer.core.corpora.corpus_sources import Corpus, Source
 from explorer.ui.training.pane import TrainingPane
 from tests.ui.test_training_pane import TIMEOUT, pane, use, wait_ended  # noqa: F401 (pane is a fixture)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from explorer.core.corpus_sources import Corpus, Source, sample_sources
-from explorer.core.train import train
+from explorer.core.algorithms.train import train
+from explorer.core.corpora.corpus_sources import Corpus, Source, sample_sources
 from explorer.ui.training import create_pane
 from explorer.ui.training.model import COUNT, LEFT, NEW, RANK, RIGHT, MergeRole, MergesModel
 from explorer.ui.training.pane import TrainingPane
@@ -205,7 +205,7 @@ def test_names_are_unique_and_the_model_passes_the_tester(qtbot, qtmodeltester, 
 def test_model_stays_fast_at_100k_rows(qtbot, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
     import time
 
-    from explorer.core.train import Merge
+    from explorer.core.algorithms.train import Merge
 
     model = MergesModel()
     batch = [Merge(i, 97, 98, 256 + i, b"ab", 1000 - i % 1000, 10**6 - i) for i in range(100_000)]

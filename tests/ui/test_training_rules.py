@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from explorer.core.train import train
+from explorer.core.algorithms.train import train
 from explorer.ui.training.model import NEW, RIGHT, TIE, TIE_MARK
 from explorer.ui.training.pane import TOY_RULES_NOTE
 from tests.core.test_train import BAKERY

@@ -15,7 +15,7 @@ import numpy as np
 from explorer.core.chat.messages import Message
 from explorer.core.chat.templates import ChatResult, default_template, encode_chat
 from explorer.core.errors import ChatError
-from explorer.core.tokenizer import Tokenizer
+from explorer.core.sources.tokenizer import Tokenizer
 
 
 @dataclass(frozen=True, slots=True)

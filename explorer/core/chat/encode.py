@@ -12,11 +12,11 @@ from itertools import groupby
 
 import numpy as np
 
+from explorer.core.algorithms.incremental import SPECIAL, encode_stream, special_finder
+from explorer.core.analysis.findings import SPECIAL_STRING, TRAILING_SPACE, Finding, ids_text
 from explorer.core.chat.prompt import Prompt, Segment
 from explorer.core.chat.tokens import ChatToken, ChatTokens
-from explorer.core.findings import SPECIAL_STRING, TRAILING_SPACE, Finding, ids_text
-from explorer.core.incremental import SPECIAL, encode_stream, special_finder
-from explorer.core.tokenizer import SpecialMode, Tokenizer
+from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
 
 TWICE = "BOS or EOS twice"
 FOREIGN_TEMPLATE = "Template of another tokenizer"
@@ -44,7 +44,7 @@ def encode_prompt(prompt: Prompt, tokenizer: Tokenizer) -> ChatEncoding:
 
     >>> from explorer.core.chat.builtin import render_chatml
     >>> from explorer.core.chat.messages import Message
-    >>> from explorer.core.load import load_tokenizer
+    >>> from explorer.core.sources.load import load_tokenizer
     >>> encoding = encode_prompt(render_chatml([Message("user", "Hi")], False), load_tokenizer("cl100k_base"))
     >>> encoding.missing  # cl100k_base has no ChatML tokens: they are spelled out as text
     ('<|im_start|>', '<|im_end|>')

@@ -22,11 +22,11 @@ import jinja2
 import jinja2.ext
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from explorer.core.algorithms.incremental import special_finder
 from explorer.core.chat.messages import Message
 from explorer.core.chat.prompt import Prompt, PromptBuilder
 from explorer.core.errors import ChatError
-from explorer.core.incremental import special_finder
-from explorer.core.tokenizer import Tokenizer
+from explorer.core.sources.tokenizer import Tokenizer
 
 _MARKER = re.compile("\ue000(\\d+)\ue001")  # a message's content, in a rendering that locates contents
 SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token")

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.core.corpus import read_text_file
+from explorer.core.corpora.corpus import read_text_file
 from explorer.core.errors import ChatError, CorpusError
 
 ROLES = ("system", "user", "assistant", "tool")

@@ -11,15 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.core.analysis.findings import Finding
 from explorer.core.chat.builtin import BUILTIN, ChatTemplate
 from explorer.core.chat.encode import ChatEncoding, chat_findings, encode_prompt
 from explorer.core.chat.hf_template import HFChatTemplate
 from explorer.core.chat.messages import Message
 from explorer.core.chat.prompt import Prompt
 from explorer.core.errors import ChatError
-from explorer.core.findings import Finding
-from explorer.core.hf_cache import HF_PREFIX, find_model
-from explorer.core.tokenizer import Tokenizer
+from explorer.core.sources.hf_cache import HF_PREFIX, find_model
+from explorer.core.sources.tokenizer import Tokenizer
 
 Template = ChatTemplate | HFChatTemplate
 
@@ -114,7 +114,7 @@ def encode_chat(messages: Sequence[Message], tokenizer: Tokenizer, template: str
                 generation_prompt: bool = False) -> ChatResult:
     """Render `messages` with `template` (default: the tokenizer's own) and encode them, with findings.
 
-    >>> from explorer.core.load import load_tokenizer
+    >>> from explorer.core.sources.load import load_tokenizer
     >>> result = encode_chat([Message("user", "Hi")], load_tokenizer("cl100k_base"), "chatml")
     >>> result.prompt.text
     '<|im_start|>user\\nHi<|im_end|>\\n'

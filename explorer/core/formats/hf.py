@@ -11,11 +11,11 @@ import json
 import os
 from typing import Any
 
-from explorer.core.bpe import BPE
-from explorer.core.bytelevel import from_chars, to_chars
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.algorithms.bytelevel import from_chars, to_chars
 from explorer.core.errors import ExplorerError
 from explorer.core.files import write_atomic
-from explorer.core.pretokenize import NONE, Pretokenizer, hf_compatible
+from explorer.core.pretokenization.pretokenize import NONE, Pretokenizer, hf_compatible
 
 
 def to_document(tokenizer: BPE, normalizer: dict[str, Any] | None = None) -> dict[str, Any]:

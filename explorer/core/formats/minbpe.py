@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from explorer.core.bpe import BPE
+from explorer.core.algorithms.bpe import BPE
 from explorer.core.errors import ExplorerError, TokenizerFileError
 from explorer.core.files import read_text, write_atomic
-from explorer.core.pretokenize import NONE
+from explorer.core.pretokenization.pretokenize import NONE
 
 MAGIC = "minbpe v1"
 

@@ -11,10 +11,10 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from explorer.core.bpe import BPE
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.algorithms.train import Merge, special_token_ids
 from explorer.core.errors import ExplorerError, TokenizerFileError
 from explorer.core.files import read_json, write_atomic
-from explorer.core.train import Merge, special_token_ids
 
 FORMAT = "tokenizer-explorer"
 VERSION = 1

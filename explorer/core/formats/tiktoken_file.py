@@ -21,8 +21,8 @@ from explorer.core.errors import TokenizerFileError
 from explorer.core.files import read_bytes, write_atomic
 from explorer.core.formats.model_tokens import (harmony_special_tokens, llama3_special_tokens,
                                                 llama4_special_tokens, qwen_special_tokens, tekken_special_tokens)
-from explorer.core.pretokenize import CL100K, DIGITS, GPT2, LLAMA3, O200K, TEKKEN
-from explorer.core.tokenizer import MAX_TOKEN_ID
+from explorer.core.pretokenization.pretokenize import CL100K, DIGITS, GPT2, LLAMA3, O200K, TEKKEN
+from explorer.core.sources.tokenizer import MAX_TOKEN_ID
 
 ENDOFTEXT = "<|endoftext|>"
 ENDOFPROMPT = "<|endofprompt|>"

@@ -13,9 +13,9 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from explorer.core.chars import visible
-from explorer.core.streaming import LaneState
-from explorer.core.utf8 import REPLACEMENT
+from explorer.core.text.chars import visible
+from explorer.core.text.streaming import LaneState
+from explorer.core.text.utf8 import REPLACEMENT
 from explorer.ui.bytes.roles import pending_color, replacement_color, token_color_name
 from explorer.ui.pane import WrappingLabel
 

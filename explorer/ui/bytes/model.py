@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from explorer.core.chars import CharInfo, glyph, scripts_used_with
+from explorer.core.text.chars import CharInfo, glyph, scripts_used_with
 
 COLUMNS = ("#", "Char", "Code point", "Name", "Script", "UTF-8", "Bits", "Tokens")
 COL_INDEX, COL_CHAR, COL_CODE, COL_NAME, COL_SCRIPT, COL_HEX, COL_BITS, COL_TOKENS = range(len(COLUMNS))

@@ -14,10 +14,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeade
                                QPlainTextEdit, QPushButton, QScrollArea, QSlider, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
-from explorer.core.chars import TextCounts, count, describe, tokens_of_chars
 from explorer.core.errors import ExplorerError
-from explorer.core.streaming import StreamReplay
-from explorer.core.tokenizer import Token, Tokenizer, tokens_from_ids
+from explorer.core.sources.tokenizer import Token, Tokenizer, tokens_from_ids
+from explorer.core.text.chars import TextCounts, count, describe, tokens_of_chars
+from explorer.core.text.streaming import StreamReplay
 from explorer.ui.bytes.delegate import BitsDelegate
 from explorer.ui.bytes.examples import DEFAULT_TEXT, ENGLISH_ORDER, EXAMPLES
 from explorer.ui.bytes.lanes import StreamLanes

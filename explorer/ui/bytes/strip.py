@@ -18,9 +18,9 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from explorer.core.chars import CharInfo, glyph, visible
-from explorer.core.tokenizer import Token
-from explorer.core.utf8 import REPLACEMENT, StreamStep, byte_role
+from explorer.core.sources.tokenizer import Token
+from explorer.core.text.chars import CharInfo, glyph, visible
+from explorer.core.text.utf8 import REPLACEMENT, StreamStep, byte_role
 from explorer.ui.bytes.roles import pending_color, replacement_color, role_color, token_color_name
 
 MARGIN, CELL_PAD, BAND_GAP = 6.0, 4.0, 14.0

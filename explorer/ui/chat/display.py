@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.core.chat import ChatResult
-from explorer.core.tokenizer import Tokenizer
-from explorer.core.incremental import CUTS_END, CUTS_START, TokenFacts
+from explorer.core.sources.tokenizer import Tokenizer
+from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, TokenFacts
 from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, split_captions, utf16_length
 from explorer.ui.tokens.wrapping import keep_whole
 

@@ -19,8 +19,8 @@ from explorer.core.chat import BUILTIN, ChatResult, Message, default_template
 from explorer.core.chat.compare import ChatComparison, compare_chats, compared_template
 from explorer.core.chat.templates import own_config
 from explorer.core.errors import ExplorerError
-from explorer.core.render import token_text
-from explorer.core.tokenizer import Tokenizer
+from explorer.core.sources.tokenizer import Tokenizer
+from explorer.core.text.render import token_text
 from explorer.ui.chat.display import ChatDisplay, chat_display
 from explorer.ui.chat.messages_editor import MessagesEditor
 from explorer.ui.chat.view import ChatView

@@ -14,7 +14,7 @@ import zlib
 
 from PySide6.QtGui import QColor
 
-from explorer.core.pretokenize import GAP_LABEL
+from explorer.core.pretokenization.pretokenize import GAP_LABEL
 from explorer.ui.theme import kind_hue
 
 # (label as describe_alternative names it, hue's role in explorer.ui.theme.KIND_HUES, tag drawn in

@@ -10,8 +10,8 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QToolButton,
                                QVBoxLayout, QWidget)
 
-from explorer.core.chunk_diff import PatternRun
-from explorer.core.pretokenize import NAMED_PATTERNS, PATTERN_DESCRIPTIONS
+from explorer.core.pretokenization.chunk_diff import PatternRun
+from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS, PATTERN_DESCRIPTIONS
 from explorer.ui.chunks.view import ChunkView, accent
 
 CUSTOM = "custom"

@@ -12,8 +12,8 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QCheckBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
                                QSplitter, QVBoxLayout, QWidget)
 
-from explorer.core.chunk_diff import PatternRun, compare, crossing_tokens, run_pattern, tokens_by_chunk
-from explorer.core.tokenizer import Token, Tokenizer
+from explorer.core.pretokenization.chunk_diff import PatternRun, compare, crossing_tokens, run_pattern, tokens_by_chunk
+from explorer.core.sources.tokenizer import Token, Tokenizer
 from explorer.ui.chunks.categories import legend_html
 from explorer.ui.chunks.column import PatternColumn
 from explorer.ui.chunks.view import accent

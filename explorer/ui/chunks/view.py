@@ -18,11 +18,11 @@ from PySide6.QtGui import (QBrush, QColor, QFont, QFontMetricsF, QMouseEvent, QP
                            QResizeEvent, QTextCharFormat, QTextLayout, QTextOption)
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from explorer.core.bidi import direction, has_right_to_left, resolve, visual_order
-from explorer.core.chars import visible
-from explorer.core.chunk_diff import Comparison, TokenPiece
-from explorer.core.graphemes import ShownPiece, grapheme_bounds, shown_piece, shown_text
-from explorer.core.pretokenize import Chunk
+from explorer.core.pretokenization.chunk_diff import Comparison, TokenPiece
+from explorer.core.pretokenization.pretokenize import Chunk
+from explorer.core.text.bidi import direction, has_right_to_left, resolve, visual_order
+from explorer.core.text.chars import visible
+from explorer.core.text.graphemes import ShownPiece, grapheme_bounds, shown_piece, shown_text
 from explorer.ui.chunks.categories import category_border, category_color, category_tag
 from explorer.ui.theme import token_color
 

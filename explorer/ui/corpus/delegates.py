@@ -6,7 +6,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from explorer.core.script_stats import SCRIPT_NAMES, script_shares
+from explorer.core.analysis.script_stats import SCRIPT_NAMES, script_shares
 from explorer.ui.corpus.models import FractionRole, ScriptsRole
 from explorer.ui.theme import kind_hue, kind_hues
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import (QAbstractTableModel, QBuffer, QByteArray, QEvent, QI
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from explorer.core.efficiency import METRICS, Pivot
+from explorer.core.analysis.efficiency import METRICS, Pivot
 from explorer.core.files import write_atomic
 from explorer.ui.theme import OKABE_ITO
 from explorer.ui.zoom import style_plot

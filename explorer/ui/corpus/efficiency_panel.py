@@ -15,9 +15,10 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem,
     QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
-from explorer.core.bpe import BPE
-from explorer.core.corpus_sources import Source
-from explorer.core.efficiency import METRICS, EfficiencyProgress, Measurement, TokenizerRef, measure_all, pivot, to_csv
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.corpora.corpus_sources import Source
+from explorer.core.analysis.efficiency import (
+    METRICS, EfficiencyProgress, Measurement, TokenizerRef, measure_all, pivot, to_csv)
 from explorer.core.files import write_atomic
 from explorer.core.formats import own
 from explorer.ui.corpus.efficiency_chart import EfficiencyChart, PivotModel

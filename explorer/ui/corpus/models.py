@@ -12,10 +12,10 @@ from collections import Counter
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from explorer.core.corpus_sources import Source
-from explorer.core.corpus_stats import SourceStats
-from explorer.core.efficiency import Measurement, premium
-from explorer.core.script_stats import describe_shares
+from explorer.core.analysis.corpus_stats import SourceStats
+from explorer.core.analysis.efficiency import Measurement, premium
+from explorer.core.analysis.script_stats import describe_shares
+from explorer.core.corpora.corpus_sources import Source
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 

@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
     QLabel, QLineEdit, QListWidget, QMenu, QPlainTextEdit, QPushButton, QSplitter, QTableView, QTabWidget,
     QToolButton, QVBoxLayout, QWidget)
 
-from explorer.core.corpus_sources import (
+from explorer.core.analysis.corpus_stats import SourceStats, scan_sources
+from explorer.core.corpora.corpus_sources import (
     DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, record_fields, sample_sources, stdlib_source)
-from explorer.core.corpus_stats import SourceStats, scan_sources
 from explorer.core.errors import CorpusError
-from explorer.core.pretokenize import PATTERN_DESCRIPTIONS
+from explorer.core.pretokenization.pretokenize import PATTERN_DESCRIPTIONS
 from explorer.ui.corpus.delegates import ScriptsDelegate, StatusDelegate
 from explorer.ui.corpus.efficiency_panel import EfficiencyPanel
 from explorer.ui.corpus.models import NAME, SCRIPTS, STATUS, SourceRole, SourcesModel, human_bytes

@@ -5,8 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QWidget
 
-from explorer.core.scripts import SCRIPT_NAMES
-from explorer.core.vocab_filter import FLAG_HELP, FLAG_NAMES, NEVER_SEEN, RARE, UNREACHABLE, VocabQuery, VocabTable
+from explorer.core.analysis.vocab_filter import (
+    FLAG_HELP, FLAG_NAMES, NEVER_SEEN, RARE, UNREACHABLE, VocabQuery, VocabTable)
+from explorer.core.text.scripts import SCRIPT_NAMES
 
 MODES = [("text", "Text"), ("regex", "Regex"), ("id", "Id")]
 PLACEHOLDERS = {

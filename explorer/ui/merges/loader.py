@@ -19,11 +19,11 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 from shiboken6 import isValid
 
-from explorer.core.audit import Audit, audit_vocabulary
-from explorer.core.merges import MergeForest
-from explorer.core.occurrences import corpus_texts, count_occurrences
-from explorer.core.tokenizer import Tokenizer
-from explorer.core.vocab_filter import IMPOSSIBLE, SPECIAL, UNDECODABLE, UNREACHABLE, VocabTable, build_table
+from explorer.core.algorithms.merges import MergeForest
+from explorer.core.analysis.audit import Audit, audit_vocabulary
+from explorer.core.analysis.occurrences import corpus_texts, count_occurrences
+from explorer.core.analysis.vocab_filter import IMPOSSIBLE, SPECIAL, UNDECODABLE, UNREACHABLE, VocabTable, build_table
+from explorer.core.sources.tokenizer import Tokenizer
 from explorer.ui.workers import Job, Workers, freeze_long_lived, one_value
 
 KEY = "merges:"  # worker keys: a new tokenizer cancels the old jobs

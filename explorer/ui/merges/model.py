@@ -11,12 +11,12 @@ import numpy as np
 from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from explorer.core.bidi import isolated
-from explorer.core.merges import MergeForest
-from explorer.core.scripts import SCRIPT_NAMES
-from explorer.core.vocab_filter import (
+from explorer.core.algorithms.merges import MergeForest
+from explorer.core.analysis.vocab_filter import (
     FLAG_HELP, FLAG_NAMES, IMPOSSIBLE, NEVER_SEEN, NO_VALUE, RARE, SPECIAL, UNDECODABLE, UNREACHABLE, SortKey,
     VocabQuery, VocabTable)
+from explorer.core.text.bidi import isolated
+from explorer.core.text.scripts import SCRIPT_NAMES
 
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 1  # the token id of a row (both models)
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2  # the raw value a column sorts by

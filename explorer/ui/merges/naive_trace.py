@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from explorer.core.bpe import TraceStep
+from explorer.core.algorithms.bpe import TraceStep
+from explorer.core.algorithms.tutorial_bugs import key_error, naive_encode
 from explorer.core.errors import ExplorerError
-from explorer.core.tokenizer import Tokenizer
-from explorer.core.tutorial_bugs import key_error, naive_encode
+from explorer.core.sources.tokenizer import Tokenizer
 from explorer.ui.merges.trace import Trace, TokenStrip, _html
 
 

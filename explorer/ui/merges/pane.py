@@ -17,11 +17,11 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
     QVBoxLayout, QWidget)
 
-from explorer.core.audit import Audit
+from explorer.core.analysis.audit import Audit
 from explorer.core.errors import ExplorerError
-from explorer.core.merges import MergeForest
-from explorer.core.tokenizer import VIEW_MERGES, Tokenizer
-from explorer.core.vocab_filter import (
+from explorer.core.algorithms.merges import MergeForest
+from explorer.core.sources.tokenizer import VIEW_MERGES, Tokenizer
+from explorer.core.analysis.vocab_filter import (
     IMPOSSIBLE, NEVER_SEEN, RARE, UNDECODABLE, UNREACHABLE, FilterError, VocabQuery, VocabTable)
 from explorer.ui.merges.filter_bar import FilterBar
 from explorer.ui.merges.history import History

@@ -14,12 +14,12 @@ from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QListView, QSplitter, QStackedWidget, QToolButton, \
     QVBoxLayout, QWidget
 
-from explorer.core.bidi import isolated
+from explorer.core.text.bidi import isolated
 from explorer.core.errors import ExplorerError
-from explorer.core.merges import MergeForest
-from explorer.core.tokenizer import Tokenizer
-from explorer.core.render import shown_text
-from explorer.core.vocab_filter import VocabTable
+from explorer.core.algorithms.merges import MergeForest
+from explorer.core.sources.tokenizer import Tokenizer
+from explorer.core.text.render import shown_text
+from explorer.core.analysis.vocab_filter import VocabTable
 from explorer.ui.merges.model import TOKEN_ID_ROLE, ChildrenModel
 from explorer.ui.pane import WrappingLabel
 from explorer.ui.merges.tree_view import DEPTH_COLORS, MergeTreeView, depth_color, text_color_on

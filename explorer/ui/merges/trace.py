@@ -13,10 +13,10 @@ from PySide6.QtWidgets import (
     QCheckBox, QHBoxLayout, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QVBoxLayout,
     QWidget)
 
-from explorer.core.bidi import has_right_to_left, isolated, joined_pieces, label_direction, visual_order
-from explorer.core.bpe import TraceStep
+from explorer.core.algorithms.bpe import TraceStep
 from explorer.core.errors import ExplorerError
-from explorer.core.tokenizer import Tokenizer
+from explorer.core.sources.tokenizer import Tokenizer
+from explorer.core.text.bidi import has_right_to_left, isolated, joined_pieces, label_direction, visual_order
 from explorer.ui.pane import WrappingLabel
 from explorer.ui.theme import token_color
 

@@ -15,9 +15,9 @@ from PySide6.QtWidgets import (
     QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsSceneHoverEvent, QGraphicsView, QStyleOptionGraphicsItem,
     QWidget)
 
-from explorer.core.bidi import ZWJ, joins_across, label_direction
-from explorer.core.merge_tree import MergeTree, merge_tree
-from explorer.core.merges import MergeForest
+from explorer.core.algorithms.merges import MergeForest
+from explorer.core.analysis.merge_tree import MergeTree, merge_tree
+from explorer.core.text.bidi import ZWJ, joins_across, label_direction
 from explorer.ui.zoom import minimum_point_size
 
 # Viridis, sampled: a sequential palette that stays ordered for colour-blind readers and in grey.

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import html
 
-from explorer.core.incremental import TokenizedText
-from explorer.core.merges import MergeForest
+from explorer.core.algorithms.incremental import TokenizedText
+from explorer.core.algorithms.merges import MergeForest
 from explorer.core.plural import plural
-from explorer.core.render import describe_char, escaped, hex_bytes, standalone_text
+from explorer.core.text.render import describe_char, escaped, hex_bytes, standalone_text
 
 
 def token_details(state: TokenizedText, index: int, forest: MergeForest | None, forest_note: str = "") -> str:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.core.bidi import ZWJ, joins_backward, joins_forward
-from explorer.core.incremental import CUTS_END, CUTS_START, unseen_ids
-from explorer.core.render import token_text
-from explorer.core.tokenizer import Tokenizer
+from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, unseen_ids
+from explorer.core.sources.tokenizer import Tokenizer
+from explorer.core.text.bidi import ZWJ, joins_backward, joins_forward
+from explorer.core.text.render import token_text
 
 LONG_LINE = 3000  # display characters before a forced line break (Qt lays out huge lines slowly)
 SUBSCRIPT = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")

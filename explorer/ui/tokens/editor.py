@@ -14,7 +14,7 @@ from PySide6.QtCore import QMimeData, QTimer
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit
 
-from explorer.core.incremental import CUTS_END, TokenizedText
+from explorer.core.algorithms.incremental import CUTS_END, TokenizedText
 from explorer.ui.tokens.glyphs import is_missing, missing_message
 from explorer.ui.tokens.prompt import Prompt
 

@@ -9,8 +9,8 @@ import json
 
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QTextDocument
 
-from explorer.core.incremental import TokenizedText
-from explorer.core.render import token_text
+from explorer.core.algorithms.incremental import TokenizedText
+from explorer.core.text.render import token_text
 from explorer.ui.theme import BASE, TEXT, token_color
 
 PNG_TOKEN_LIMIT = 20_000  # a slide never needs more; keeps the image a sane size

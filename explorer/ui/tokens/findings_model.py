@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from explorer.core.findings import Finding
+from explorer.core.analysis.findings import Finding
 
 FINDING_ROLE = Qt.ItemDataRole.UserRole + 1  # the Finding record of a row
 HEADERS = ("Kind", "Where", "Finding")

@@ -13,8 +13,8 @@ import numpy as np
 from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from explorer.core.compare import boundary_differences, count_words
-from explorer.core.findings import audit_check, iter_findings
+from explorer.core.analysis.compare import boundary_differences, count_words
+from explorer.core.analysis.findings import audit_check, iter_findings
 from explorer.ui.tokens.findings_model import FINDING_ROLE, FindingsModel
 from explorer.ui.workers import Workers
 

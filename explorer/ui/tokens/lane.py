@@ -18,11 +18,12 @@ import numpy as np
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from explorer.core.compare import Counts
+from explorer.core.algorithms.incremental import (
+    Edit, TokenBatch, TokenizedText, effective_mode, encode_stream, join_batches)
+from explorer.core.analysis.compare import Counts
 from explorer.core.errors import ExplorerError
-from explorer.core.incremental import Edit, TokenBatch, TokenizedText, effective_mode, encode_stream, join_batches
 from explorer.core.plural import plural
-from explorer.core.tokenizer import SpecialMode, Tokenizer
+from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.session import Session
 from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, join_pieces, split_captions
 from explorer.ui.tokens.view import TokenView

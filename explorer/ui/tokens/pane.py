@@ -13,7 +13,7 @@ from PySide6.QtGui import QGuiApplication, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from explorer.core.plural import plural
-from explorer.core.tokenizer import SPECIAL_MODES, Tokenizer
+from explorer.core.sources.tokenizer import SPECIAL_MODES, Tokenizer
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.picker import BUNDLED
 from explorer.ui.session import TRAINED_PREFIX, Session

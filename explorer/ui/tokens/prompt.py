@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import regex
 
-from explorer.core.incremental import common_prefix, common_suffix
+from explorer.core.algorithms.incremental import common_prefix, common_suffix
 
 
 def shown(text: str) -> str:

@@ -19,8 +19,8 @@ from PySide6.QtGui import (QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPai
                            QTextLayout, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from explorer.core.bidi import has_right_to_left, starts_right_to_left
-from explorer.core.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
+from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
+from explorer.core.text.bidi import has_right_to_left, starts_right_to_left
 from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens.display import DisplayPiece
 from explorer.ui.tokens.glyphs import is_missing

@@ -18,7 +18,7 @@ import unicodedata
 from PySide6.QtCore import QTextBoundaryFinder
 
 JOINER, BREAK, NO_BREAK_SPACE = "\u2060", "\u200b", "\u00a0"
-ISOLATE, END_ISOLATE = "\u2066", "\u2069"  # around hex pieces (explorer/core/render.py)
+ISOLATE, END_ISOLATE = "\u2066", "\u2069"  # around hex pieces (explorer/core/text/render.py)
 LETTER_JOINER = "\u200d"  # either side of an id between joining letters (display.py); a ZWJ of the text shows as ⟨ZWJ⟩
 # The view's text -> what it reads as (a real no-break space in a token shows as `␣`, never as itself).
 READ = {ord(JOINER): None, ord(BREAK): None, ord(NO_BREAK_SPACE): " ", ord(ISOLATE): None, ord(END_ISOLATE): None,

@@ -11,11 +11,11 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QDialog, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from explorer.core.corpus_sources import Corpus
-from explorer.core.render import shown_text
-from explorer.core.rules_compare import Comparing, RulesComparison, compare_rules
-from explorer.core.train import Merge
-from explorer.core.training_run import TrainingSettings
+from explorer.core.algorithms.train import Merge
+from explorer.core.algorithms.training_run import TrainingSettings
+from explorer.core.analysis.rules_compare import Comparing, RulesComparison, compare_rules
+from explorer.core.corpora.corpus_sources import Corpus
+from explorer.core.text.render import shown_text
 from explorer.ui.training.model import TIE_MARK
 from explorer.ui.workers import ProcessJob, Workers
 

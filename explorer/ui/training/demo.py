@@ -1,7 +1,7 @@
 """The Training pane's live demo: a sentence shown as coloured tokens, re-tokenized as merges land.
 
 The pane calls `catch_up` on its view timer (not per merge): the new merges are applied where
-their pairs occur in the sentence (explorer/core/demo_sentence.py) and the token strip is drawn
+their pairs occur in the sentence (explorer/core/algorithms/demo_sentence.py) and the token strip is drawn
 again, with the Tokens pane's own view and display, so the boxes look as they do there.
 """
 
@@ -12,8 +12,8 @@ import numpy as np
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QGroupBox, QLineEdit, QVBoxLayout, QWidget
 
-from explorer.core.demo_sentence import DEFAULT_SENTENCE, SentenceTokens
-from explorer.core.incremental import CUTS_END, CUTS_START, TokenFacts
+from explorer.core.algorithms.demo_sentence import DEFAULT_SENTENCE, SentenceTokens
+from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, TokenFacts
 from explorer.core.plural import plural
 from explorer.ui.pane import WrappingLabel
 from explorer.ui.training.model import MergesModel

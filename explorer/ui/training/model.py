@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
-from explorer.core.render import shown_text
-from explorer.core.train import BYTE_VOCAB, Merge
+from explorer.core.algorithms.train import BYTE_VOCAB, Merge
+from explorer.core.text.render import shown_text
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 

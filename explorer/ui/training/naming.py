@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from explorer.core.corpus_sources import Corpus, Source
+from explorer.core.corpora.corpus_sources import Corpus, Source
 
 MAX_JOINED = 24  # characters: two long names joined are no longer a name
 

@@ -15,12 +15,12 @@ from PySide6.QtWidgets import (
     QLabel, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from explorer import __version__
-from explorer.core.bpe import BPE
-from explorer.core.corpus_sources import Corpus, CorpusReader, Source, is_toy_sample, sample_sources
-from explorer.core.demo_sentence import first_sentence
+from explorer.core.algorithms.bpe import BPE
+from explorer.core.corpora.corpus_sources import Corpus, CorpusReader, Source, is_toy_sample, sample_sources
+from explorer.core.algorithms.demo_sentence import first_sentence
 from explorer.core.errors import ExplorerError
-from explorer.core.train import Merge
-from explorer.core.training_run import TrainingSettings, build_tokenizer
+from explorer.core.algorithms.train import Merge
+from explorer.core.algorithms.training_run import TrainingSettings, build_tokenizer
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
 from explorer.ui.training.naming import default_name

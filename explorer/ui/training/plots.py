@@ -16,7 +16,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QStackedWidget, QWidget
 
-from explorer.core.train import BYTE_VOCAB
+from explorer.core.algorithms.train import BYTE_VOCAB
 from explorer.ui.pane import EmptyState
 
 SWEEP_SIZES = (1024, 2048, 4096, 8192, 16384, 32768)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QFileDialog, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from explorer.core.bpe import BPE
+from explorer.core.algorithms.bpe import BPE
 from explorer.core.formats import hf, own
 from explorer.ui.session import Session
 from explorer.ui.workers import Job

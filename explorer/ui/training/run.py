@@ -13,10 +13,11 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.core.corpus_sources import Corpus
-from explorer.core.train import Merge
-from explorer.core.training_eta import HfRunEta
-from explorer.core.training_run import Counting, Learned, MergeStage, RunSummary, TrainingSettings, run_training
+from explorer.core.algorithms.train import Merge
+from explorer.core.algorithms.training_eta import HfRunEta
+from explorer.core.algorithms.training_run import (
+    Counting, Learned, MergeStage, RunSummary, TrainingSettings, run_training)
+from explorer.core.corpora.corpus_sources import Corpus
 from explorer.ui.workers import ProcessJob, Workers, freeze_long_lived
 
 RATE_WINDOW_SECONDS = 2.0

@@ -10,10 +10,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
+from explorer.core.algorithms.train import BYTE_VOCAB, RULES, check_vocab_size
+from explorer.core.algorithms.training_run import ENGINES, TrainingSettings
 from explorer.core.errors import ExplorerError, PatternError, TrainingError
-from explorer.core.pretokenize import NAMED_PATTERNS, PATTERN_DESCRIPTIONS, Pretokenizer
-from explorer.core.train import BYTE_VOCAB, RULES, check_vocab_size
-from explorer.core.training_run import ENGINES, TrainingSettings
+from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS, PATTERN_DESCRIPTIONS, Pretokenizer
 
 MAX_VOCAB = 200_000
 SLIDER_STEPS = 1000

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from explorer.core.plural import plural
-from explorer.core.render import token_text
+from explorer.core.text.render import token_text
 from explorer.ui.training.run import (
     CANCELLED, COUNTING, ENDED, FAILED, FINISHED, MERGING, PAUSED, STARTING, TrainingRun)
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from explorer.core.render import shown_text
-from explorer.core.train import RULES, Merge
+from explorer.core.algorithms.train import RULES, Merge
+from explorer.core.text.render import shown_text
 from explorer.ui.training.model import pair_text
 from explorer.ui.training.status import escape
 

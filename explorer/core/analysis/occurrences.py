@@ -1,0 +1,76 @@
+"""How often each token occurs when a corpus is encoded: the "seen", "never seen" and "rare" columns.
+
+The corpus is any iterable of texts (a `CorpusFiles`, a list of pasted texts). Counting is a
+generator of progress records, so the GUI can run it in a worker, show progress and cancel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
+
+_CHARS_PER_STEP = 32_000  # a few milliseconds of encoding between progress records
+
+
+@dataclass(frozen=True, slots=True)
+class CountProgress:
+    """Texts and tokens counted so far; `fraction` when the corpus knows its size (files do)."""
+
+    texts: int
+    tokens: int
+    fraction: float | None
+
+
+def corpus_texts(corpus: object) -> Iterable[str]:
+    """The texts of a corpus object: itself if it is an iterable of str, or its `texts()`."""
+    texts = getattr(corpus, "texts", None)
+    if callable(texts):
+        return texts()  # type: ignore[no-any-return]
+    if isinstance(corpus, str):
+        return [corpus]
+    return corpus  # type: ignore[return-value]
+
+
+def count_occurrences(tokenizer: Tokenizer, texts: Iterable[str],
+                      special: SpecialMode = "plain") -> Iterator[CountProgress]:
+    """Yield progress while encoding every text; return an array: id -> occurrences.
+
+    Special-token strings in the corpus count as ordinary text by default (`plain`), since a
+    corpus is not a prompt with control tokens.
+
+    >>> from explorer.core.algorithms.bpe import BPE
+    >>> list(count_occurrences(BPE([(97, 116, 256)], "gpt2"), ["cat", "at"]))  # returns [.., c: 1, .., at: 2]
+    [CountProgress(texts=2, tokens=3, fraction=None)]
+    """
+    counts = np.zeros(tokenizer.vocab_size, dtype=np.int64)
+    pending: list[int] = []
+    chars = text_count = tokens = 0
+    total = getattr(texts, "total_bytes", None)
+
+    def flush() -> None:
+        nonlocal pending, tokens
+        if pending:
+            counts[:] += np.bincount(np.asarray(pending, dtype=np.int64), minlength=len(counts))[: len(counts)]
+            tokens += len(pending)
+            pending = []
+
+    def progress() -> CountProgress:
+        done = getattr(texts, "bytes_read", None)
+        fraction = done / total if total and done is not None else None
+        return CountProgress(text_count, tokens, fraction)
+
+    for text in texts:
+        pending.extend(tokenizer.encode(text, special))
+        text_count += 1
+        chars += len(text)
+        if chars >= _CHARS_PER_STEP:
+            flush()
+            chars = 0
+            yield progress()
+    flush()
+    yield progress()
+    return counts
