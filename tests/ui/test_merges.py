@@ -251,6 +251,7 @@ def test_encode_trace_steps_to_the_final_tokens(qtbot: QtBot, session: Session, 
     assert "Same as encoding the text" in trace.status.text()
     final = [t for chunk in trace.trace.state(trace.done)[0] for t in chunk]  # type: ignore[union-attr]
     assert final == trained.encode("the ingredients")
+    assert f"<b>Done:</b> {len(final)} tokens:" in trace.status.text()  # not "token(s)"
     assert trace.strip.tokens_shown() == [pane._label(i) for i in final]
     trace.reset_button.click()
     assert trace.done == 0 and len(trace.strip.tokens_shown()) == len("the ingredients".encode())

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from explorer.core.algorithms.bpe import TraceStep
 from explorer.core.algorithms.tutorial_bugs import key_error, naive_encode
 from explorer.core.errors import ExplorerError
+from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import Tokenizer
 from explorer.ui.merges.trace import Trace, TokenStrip, _html
 
@@ -95,6 +96,6 @@ class NaiveTraceView(QWidget):
                              "wrong question; encoding replays merges earliest first.")
             else:
                 final = [token for chunk in ids for token in chunk]
-                parts.append(f"Naive result: {len(final)} token(s): {', '.join(map(str, final))}.")
+                parts.append(f"Naive result: {plural(len(final), 'token')}: {', '.join(map(str, final))}.")
         self.status.setText("<br>".join(parts))
 

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 
 from explorer.core.algorithms.bpe import TraceStep
 from explorer.core.errors import ExplorerError
+from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import Tokenizer
 from explorer.core.text.bidi import has_right_to_left, isolated, joined_pieces, label_direction, visual_order
 from explorer.ui.pane import WrappingLabel
@@ -346,7 +347,7 @@ class TracePanel(QWidget):
             expected = self._expected()
             same = "" if expected is None else (" Same as encoding the text: \u2713" if expected == final
                                                  else f" Encoding the text gives {expected} (differs!)")
-            message += f"<br><b>Done:</b> {len(final)} token(s): {', '.join(map(str, final))}.{same}"
+            message += f"<br><b>Done:</b> {plural(len(final), 'token')}: {', '.join(map(str, final))}.{same}"
         self.status.setText(message)
 
     def _expected(self) -> list[int] | None:
