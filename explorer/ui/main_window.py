@@ -163,14 +163,14 @@ class MainWindow(QMainWindow):
         job.connect("failed", self._on_prepare_job_ended)  # built anyway: the pane then says what failed
 
     def _on_prepare_job_ended(self, _job: object, _value: object = None) -> None:
-        QTimer.singleShot(0, lambda: self._when_quiet(self._build_prepared_pane))
+        QTimer.singleShot(0, self, lambda: self._when_quiet(self._build_prepared_pane))
 
     def _when_quiet(self, step: Callable[[], None], waited: int = 0) -> None:
         """Run `step` once no worker thread is busy (child processes do not count), or after
         QUIET_WAIT_MS at most: a job that runs for long must not keep the panes from being built."""
         busy = any(not isinstance(job, ProcessJob) for job in self.session.workers.running)
         if busy and waited < QUIET_WAIT_MS and not self._closing:
-            QTimer.singleShot(QUIET_POLL_MS, lambda: self._when_quiet(step, waited + QUIET_POLL_MS))
+            QTimer.singleShot(QUIET_POLL_MS, self, lambda: self._when_quiet(step, waited + QUIET_POLL_MS))
             return
         step()
 
@@ -180,7 +180,7 @@ class MainWindow(QMainWindow):
             return
         if name not in self.panes:
             self.panes[name]  # noqa: B018
-        QTimer.singleShot(STEP_PAUSE_MS, lambda: self._when_quiet(lambda: self._lay_out_hidden(name)))
+        QTimer.singleShot(STEP_PAUSE_MS, self, lambda: self._when_quiet(lambda: self._lay_out_hidden(name)))
 
     def _lay_out_hidden(self, name: str) -> None:
         """Polish, lay out and paint a pane that is not shown, at the size it will be shown at:
