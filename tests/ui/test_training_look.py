@@ -171,3 +171,22 @@ def test_a_long_sentence_never_widens_the_pane(qtbot, session, pane: TrainingPan
     qtbot.wait(50)
     assert pane.minimumSizeHint().width() <= max(before, 1280)
     assert pane.width() == 1280
+
+
+def test_the_new_token_column_shows_a_long_merge_whole(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    """At 1280x800 the three text columns shared the room equally, so '·neighbours' read '·neigh…'."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QFontMetrics
+
+    from explorer.ui.training.model import NEW
+
+    shown_pane(qtbot, pane)
+    use(session, "english.txt")
+    pane.form.set_vocab_size(1024)
+    pane.start()
+    wait_ended(qtbot, pane)
+    model = pane.table.model()
+    last = model.index(model.rowCount() - 1, NEW)
+    assert last.data(Qt.ItemDataRole.DisplayRole) == "·neighbours"
+    font = last.data(Qt.ItemDataRole.FontRole) or pane.table.font()
+    assert pane.table.columnWidth(NEW) >= QFontMetrics(font).horizontalAdvance("·neighbours") + 8

@@ -43,6 +43,9 @@ TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the
                   "goes to the pair counted first, so the merges are the tutorials' own.")
 
 
+PART_CHARS = 5  # room for a merge's left and right parts: the new token (both together) takes the rest
+
+
 class TrainingPane(Pane):
     name = "training"
     title = "Training"
@@ -107,7 +110,9 @@ class TrainingPane(Pane):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         header = self.table.horizontalHeader()
         for column in range(len(COLUMNS)):
-            mode = QHeaderView.ResizeMode.Stretch if column in (LEFT, RIGHT, NEW) else QHeaderView.ResizeMode.Fixed
+            # the new token is the two parts together: it gets the room left, the parts a fixed share
+            mode = {NEW: QHeaderView.ResizeMode.Stretch, LEFT: QHeaderView.ResizeMode.Interactive,
+                    RIGHT: QHeaderView.ResizeMode.Interactive}.get(column, QHeaderView.ResizeMode.Fixed)
             header.setSectionResizeMode(column, mode)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
@@ -526,6 +531,9 @@ class TrainingPane(Pane):
         digits = QFontMetrics(self.table.font()).horizontalAdvance("0") + 1
         for column, width in ((RANK, 7), (ID, 6), (COUNT, 8), (TIE, 5)):  # room for 100,000 / 200000 / 1,000,000
             self.table.horizontalHeader().resizeSection(column, digits * width + 12)
+        letters = QFontMetrics(font).horizontalAdvance("0")
+        for column in (LEFT, RIGHT):
+            self.table.horizontalHeader().resizeSection(column, letters * PART_CHARS + 12)
         metrics_height = max(font.pointSize() * 2, 20)
         self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
         status_font = QFont(self.font().family(), max(font.pointSize(), 10))
