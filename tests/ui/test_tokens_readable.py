@@ -8,7 +8,7 @@ import re
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication, QTextCharFormat, QTextDocumentFragment
+from PySide6.QtGui import QGuiApplication, QTextCharFormat
 from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -104,7 +104,7 @@ def test_one_token_one_word(pane: TokensPane, qtbot: QtBot) -> None:
     pane.set_text("a")
     qtbot.waitUntil(lambda: "word" in pane.main_lane.counts.text() and "counting" not in pane.main_lane.counts.text(),
                     timeout=5000)
-    counts = QTextDocumentFragment.fromHtml(pane.main_lane.counts.text()).toPlainText() + " "  # as it reads
+    counts = plain(pane.main_lane.counts.text()) + " "  # as it reads: the count is a headline in rich text
     assert "1 token " in counts and "1 word " in counts and "1 char " in counts and "tokens ·" not in counts
 
 
@@ -179,3 +179,21 @@ def test_every_control_has_an_accessible_name(pane: TokensPane, qtbot: QtBot, se
     view.setFocus()
     qtbot.keyClick(view, Qt.Key.Key_Home)
     assert "Bytes" in pane.details.toPlainText() and pane.details.accessibleName() == "Token details"
+
+
+def test_a_special_token_outline_leaves_its_underscores_visible(pane: TokensPane, session: Session, qtbot: QtBot) -> None:
+    """The outline ran along the box's bottom, over the `_` of `<|fim_prefix|>`: it now runs in the row gap."""
+    from explorer.core.sources.load import load_tokenizer
+
+    session.set_tokenizer(load_tokenizer("cl100k_base"), "cl100k_base")
+    pane.mode_box.setCurrentIndex(pane.mode_box.findData("allowed"))
+    pane.set_text("<|fim_prefix|>")
+    view = pane.main_lane.view
+    qtbot.waitUntil(lambda: bool(view.boxes_on_screen()), timeout=5000)
+    _, rect = view.boxes_on_screen()[0]
+    image = view.viewport().grab().toImage()
+    ink = view.palette().text().color().lightness()
+    x = int(rect.center().x())
+    rows = [y for y in range(int(rect.top()) + 2, int(rect.bottom()) + 6)
+            if abs(image.pixelColor(x, y).lightness() - ink) < 60 and abs(image.pixelColor(x + 1, y).lightness() - ink) < 60]
+    assert rows and max(rows) > rect.bottom(), (rows, rect)  # the outline's bottom edge is below the box

@@ -279,9 +279,9 @@ class TokenView(QPlainTextEdit):
             if flags & (CUTS_START | CUTS_END):  # the pieces of one character: a bracket under them all
                 painter.setPen(QPen(split, 1.5))
                 painter.drawLine(rect.bottomLeft() + QPointF(0, -1), rect.bottomRight() + QPointF(0, -1))
-            if flags & SPECIAL:
+            if flags & SPECIAL:  # the outline's bottom runs in the gap below the line, clear of `_` in <|end_of_text|>
                 painter.setPen(QPen(self.palette().text().color(), 1.5))
-                painter.drawRect(rect.adjusted(0.5, 0.5, -0.5, -0.5))
+                painter.drawRect(rect.adjusted(0.75, 0.75, -0.75, ROW_GAP - 1.5))
             if index == self.current:
                 painter.setPen(QPen(self.palette().highlight().color(), 2))
                 painter.drawRect(rect.adjusted(1, 1, -1, -1))
