@@ -266,15 +266,16 @@ class MainWindow(QMainWindow):
             bar.text.selectAll()
 
     def zoom(self, step: int) -> None:
-        self.session.set_point_size(self.session.point_size + step)
+        # Zooming during a talk is for the talk: the next launch starts at the user's own size.
+        self.session.set_point_size(self.session.point_size + step, remember=not self.menus.presentation.isChecked())
 
     def reset_zoom(self) -> None:
-        self.session.set_point_size(BASE_POINT_SIZE)
+        self.session.set_point_size(BASE_POINT_SIZE, remember=not self.menus.presentation.isChecked())
 
     def toggle_presentation(self, on: bool) -> None:
         if on:
             self._normal_size = self.session.point_size
-            self.session.set_point_size(PRESENTATION_POINT_SIZE)
+            self.session.set_point_size(PRESENTATION_POINT_SIZE, remember=False)
             self.showFullScreen()
         else:
             self.session.set_point_size(getattr(self, "_normal_size", BASE_POINT_SIZE))

@@ -6,18 +6,20 @@ from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
+from explorer.ui.flow import FlowLayout
 from explorer.ui.session import Session
 
 
 def example_bar(examples: Sequence[tuple[str, str, str]],
-                on_pick: Callable[[str], None]) -> tuple[QHBoxLayout, list[QToolButton]]:
+                on_pick: Callable[[str], None]) -> tuple[FlowLayout, list[QToolButton]]:
     """A row "Examples: [label] [label] ..." whose buttons hand their text to `on_pick`.
 
-    `examples` holds (label, text, tooltip); the row ends in a stretch so callers can append.
+    `examples` holds (label, text, tooltip); callers may append. The row flows onto a second
+    line where the pane is too narrow for it (presentation mode's large font at 1280 px).
     """
-    row = QHBoxLayout()
+    row = FlowLayout()
     row.setSpacing(4)
     row.addWidget(QLabel("Examples:"))
     buttons: list[QToolButton] = []
@@ -28,7 +30,6 @@ def example_bar(examples: Sequence[tuple[str, str, str]],
         button.clicked.connect(lambda _=False, t=text: on_pick(t))
         row.addWidget(button)
         buttons.append(button)
-    row.addStretch(1)
     return row, buttons
 
 

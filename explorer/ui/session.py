@@ -154,9 +154,11 @@ class Session(QObject):
     def font(self) -> QFont:
         return text_font(self.point_size)
 
-    def set_point_size(self, size: int) -> None:
+    def set_point_size(self, size: int, remember: bool = True) -> None:
+        """Zoom every text to `size`; `remember=False` (presentation mode) keeps the saved size the user's own."""
         self.point_size = max(7, min(72, size))
-        self.settings.font_size = self.point_size
+        if remember:
+            self.settings.font_size = self.point_size
         apply_zoom(self.point_size)  # every widget's font first, then the views that paint their own
         self.font_changed.emit(self.font)
 

@@ -72,13 +72,12 @@ class BytesPane(Pane):
         self.editor.textChanged.connect(self._debounce.start)
 
         examples, self.example_buttons = example_bar(EXAMPLES, self.set_text)
-        examples.addWidget(QLabel("English reference:"))
         self.reference = QLineEdit(ENGLISH_ORDER)
         self.reference.setMinimumWidth(260)
         self.reference.setToolTip("The cost ratio compares this text's tokens with this sentence's "
                                   "(seed 004: the same order in English and in Hindi)")
         self.reference.textChanged.connect(self._debounce.start)
-        examples.addWidget(self.reference, 1)
+        examples.add_together(QLabel("English reference:"), self.reference, expanding=True)
 
         self.counts = WrappingLabel()
         self.counts.setObjectName("byteCounts")

@@ -24,6 +24,7 @@ from explorer.core.text.render import token_text
 from explorer.ui.chat.display import ChatDisplay, chat_display
 from explorer.ui.chat.messages_editor import MessagesEditor
 from explorer.ui.chat.view import ChatView
+from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, example_bar
 from explorer.ui.picker import BUNDLED as BUNDLED_TOKENIZERS
 from explorer.ui.picker import discovered_tokenizers
@@ -95,11 +96,10 @@ class ChatPane(Pane):
         self.template.currentIndexChanged.connect(self._debounce.start)
         self.compare.currentIndexChanged.connect(self._debounce.start)
         self.generation.toggled.connect(self._debounce.start)
-        controls = QHBoxLayout()
-        for widget in (QLabel("Template:"), self.template, self.generation, QLabel("Compare with:"), self.compare,
-                       self.compare_tokenizer):
-            controls.addWidget(widget)
-        controls.addStretch(1)
+        controls = FlowLayout()  # (flows onto a second line at presentation mode's font)
+        controls.add_together(QLabel("Template:"), self.template)
+        controls.addWidget(self.generation)
+        controls.add_together(QLabel("Compare with:"), self.compare, self.compare_tokenizer)
         examples, self.example_buttons = example_bar([(label, label, f"Load the {label.lower()} example")
                                                       for label in EXAMPLES], self._on_example_picked)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QCheckBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
+from PySide6.QtWidgets import (QCheckBox, QFrame, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
                                QSplitter, QVBoxLayout, QWidget)
 
 from explorer.core.pretokenization.chunk_diff import PatternRun, compare, crossing_tokens, run_pattern, tokens_by_chunk
@@ -18,6 +18,7 @@ from explorer.ui.chunks.categories import legend_html
 from explorer.ui.chunks.column import PatternColumn
 from explorer.ui.chunks.view import accent
 from explorer.ui.chunks.examples import DEFAULT_TEXT, EXAMPLES
+from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, WrappingLabel, example_bar
 from explorer.ui.session import Session
 
@@ -64,7 +65,7 @@ class ChunksPane(Pane):
 
         examples, self.example_buttons = example_bar(EXAMPLES, self.set_text)
 
-        options = QHBoxLayout()
+        options = FlowLayout()  # (flows onto a second line at presentation mode's font)
         self.add_button = QPushButton("Add pattern")
         self.add_button.setToolTip(f"Compare up to {MAX_COLUMNS} patterns")
         self.add_button.clicked.connect(lambda: self.add_column("llama3" if len(self.columns) == 3 else "digits"))
@@ -79,8 +80,7 @@ class ChunksPane(Pane):
         options.addWidget(self.add_button)
         options.addWidget(self.differences)
         options.addWidget(self.show_tokens)
-        options.addSpacing(12)
-        options.addWidget(self.summary, 1)
+        options.addWidget(self.summary)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setChildrenCollapsible(False)

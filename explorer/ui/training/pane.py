@@ -21,6 +21,7 @@ from explorer.core.algorithms.demo_sentence import first_sentence
 from explorer.core.errors import ExplorerError
 from explorer.core.algorithms.train import Merge
 from explorer.core.algorithms.training_run import TrainingSettings, build_tokenizer
+from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
 from explorer.ui.training.naming import default_name
@@ -181,8 +182,8 @@ class TrainingPane(Pane):
         scroll.setMinimumWidth(340)
         return scroll
 
-    def _build_controls(self) -> QHBoxLayout:
-        row = QHBoxLayout()
+    def _build_controls(self) -> FlowLayout:
+        row = FlowLayout()  # (flows onto a second line beside the settings at presentation mode's font)
         self.start_button = QPushButton("Train")
         self.start_button.setToolTip("Train at full speed (Ctrl+Return)")
         self.start_button.clicked.connect(self._on_start_clicked)
@@ -216,9 +217,8 @@ class TrainingPane(Pane):
         for widget in (self.start_button, self.pause_button, self.step_button, self.play_button, self.speed,
                        self.cancel_button):
             row.addWidget(widget)
-        row.addStretch(1)
-        row.addWidget(self.compare_button)
-        row.addWidget(self.sweep_button)
+        row.add_stretch()
+        row.add_together(self.compare_button, self.sweep_button)
         # Ctrl+Return trains; the stepping keys every pane shares: F8 play/pause, F9 one merge.
         for keys, slot in (("Ctrl+Return", self._on_start_clicked), ("Ctrl+Right", self._on_step_clicked),
                            ("F9", self._on_step_clicked), ("F8", self._on_play_pause_key)):
