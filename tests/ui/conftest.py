@@ -10,8 +10,9 @@ from PySide6.QtCore import QSettings
 
 from explorer.ui.session import Session
 from explorer.ui.settings import Settings
-from explorer.ui.theme import use_palette
+from explorer.ui.theme import BASE_POINT_SIZE, use_palette
 from explorer.ui.tokens.export_button import release_clipboard
+from explorer.ui.zoom import apply_zoom
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -27,6 +28,7 @@ def isolated_settings(tmp_path: Path) -> Iterator[None]:
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
     yield
     use_palette("default")  # the View menu's palette is the app's: a test that changed it leaves none behind
+    apply_zoom(BASE_POINT_SIZE)  # so is the zoom (the application font): a test that zoomed leaves it at normal
 
 
 @pytest.fixture
