@@ -21,6 +21,7 @@ class FlowLayout(QLayout):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._items: list[QLayoutItem] = []
+        self._height = 0  # the height its lines took at the width it was given last
 
     def add_stretch(self) -> None:
         """Room that pushes what follows on its line to the right (as QBoxLayout.addStretch)."""
@@ -64,7 +65,13 @@ class FlowLayout(QLayout):
 
     def setGeometry(self, rect: QRect) -> None:  # noqa: N802
         super().setGeometry(rect)
-        self._lay_out(rect, apply=True)
+        height = self._lay_out(rect, apply=True)
+        if height != self._height:  # more or fewer lines: the minimum height changed (see minimumSize)
+            self._height = height
+            layout: object = self
+            while isinstance(layout, QLayout):  # (a box layout keeps its items' minimums until invalidated)
+                layout.invalidate()
+                layout = layout.parent()
 
     def sizeHint(self) -> QSize:  # noqa: N802
         """Everything on one line."""
@@ -74,11 +81,13 @@ class FlowLayout(QLayout):
         return self._with_margins(QSize(width, height))
 
     def minimumSize(self) -> QSize:  # noqa: N802
-        """As wide as the widest item: the others go to other lines."""
+        """As wide as the widest item: the others go to other lines, whose height it asks for at the
+        width it has (a splitter, which knows no height-for-width, would else cut the lines off)."""
         shown = self._shown()
         width = max((item.minimumSize().width() for item in shown), default=0)
         height = max((item.minimumSize().height() for item in shown), default=0)
-        return self._with_margins(QSize(width, height))
+        size = self._with_margins(QSize(width, height))
+        return size.expandedTo(QSize(0, self._height))
 
     # Laying out
 

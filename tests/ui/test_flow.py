@@ -37,6 +37,9 @@ def test_a_row_asks_for_its_widest_widget_and_wraps(qtbot: QtBot) -> None:
     tops = {button.geometry().top() for button in buttons}
     assert len(tops) > 1, "the buttons went onto several lines"
     assert all(host.rect().contains(button.geometry()) for button in buttons), "none is cut at the right"
+    qtbot.wait(50)  # (the new minimum height reaches the host's layout through a posted layout request)
+    wrapped = row.heightForWidth(row.geometry().width())
+    assert host.minimumSizeHint().height() >= wrapped, "a splitter (no height-for-width) still keeps every line"
 
 
 def test_a_wide_row_stays_one_line_and_its_field_takes_the_rest(qtbot: QtBot) -> None:
