@@ -3,6 +3,7 @@ once, HF's own progress bars, and a time-left estimate that follows the run's ph
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -127,3 +128,13 @@ def test_reading_speed_is_the_recent_one() -> None:
     for second in range(1, 11):  # 20 MB/s for 5 s, then 10 MB/s
         eta.reading(float(second), 20_000_000 * min(second, 5) + 10_000_000 * max(second - 5, 0), 400_000_000, 0)
     assert eta.seconds_left(10.0) == pytest.approx((400_000_000 - 150_000_000) / 10_000_000)
+
+
+def test_progress_sets_a_terminal_type_only_while_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A desktop launch has no TERM, and HF then draws no bars; the process's environment is put back after."""
+    monkeypatch.delenv("TERM", raising=False)
+    progress = HfProgress()
+    with progress:
+        if progress.available:
+            assert os.environ["TERM"] == "xterm"
+    assert "TERM" not in os.environ

@@ -28,6 +28,7 @@ class HfProgress:
         self.step = self.steps = 0
         self.available = hasattr(os, "openpty")
         self._saved: int | None = None
+        self._term: str | None = None  # TERM before `__enter__`, put back by `__exit__`
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> HfProgress:
@@ -38,7 +39,8 @@ class HfProgress:
         except OSError:
             self.available = False
             return self
-        if os.environ.get("TERM", "dumb") == "dumb":  # unset when started from a desktop: HF would draw nothing
+        self._term = os.environ.get("TERM")
+        if (self._term or "dumb") == "dumb":  # unset when started from a desktop: HF would draw nothing
             os.environ["TERM"] = "xterm"
         self._saved = os.dup(2)
         os.dup2(slave, 2)
@@ -57,6 +59,10 @@ class HfProgress:
             self._thread.join(1.0)
         os.close(self._saved)
         self._saved = None
+        if self._term is None:  # the environment as it was
+            os.environ.pop("TERM", None)
+        else:
+            os.environ["TERM"] = self._term
 
     def feed(self, text: str) -> str:
         """Take the bars out of `text` (what the trainer wrote); returns the rest."""
