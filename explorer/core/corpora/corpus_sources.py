@@ -16,15 +16,17 @@ import io
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal, TypeVar
 
 from explorer.core.corpora.corpus import (
     MAX_LINE_BYTES, Utf8LineError, line_too_long_error, not_regular_reason, utf8_line_batches, utf8_lines)
 from explorer.core.errors import CorpusError
+
+T = TypeVar("T")
 
 SourceKind = Literal["file", "folder", "text", "jsonl", "csv"]
 DEFAULT_FILTER = "*.txt;*.md;*.py"
@@ -260,7 +262,7 @@ class CorpusReader:
                 batch = []
             for path in self._files[id(source)] if id(source) in self._files else self._listed(source):
                 with self._reading(path):
-                    yield from self._utf8_batches(path)
+                    yield from self._utf8(path, utf8_line_batches)
         if batch:
             yield batch
 
@@ -281,7 +283,7 @@ class CorpusReader:
                 elif source.whole:
                     yield from self._whole(path, source)
                 elif _plain_utf8(source):
-                    yield from self._utf8_lines(path)
+                    yield from self._utf8(path, utf8_lines)
                 else:
                     yield from self._decoded_lines(path, source.encoding, source.errors)
 
@@ -298,23 +300,14 @@ class CorpusReader:
         except OSError as exc:
             self.skipped.append(Skipped(str(path), f"cannot be read ({exc.strerror or exc})"))
 
-    def _utf8_lines(self, path: Path) -> Iterator[str]:
-        """The fast path, and the command line's exact reading: binary lines split on b"\\n"."""
+    def _utf8(self, path: Path, reader: Callable[[BinaryIO, Path], Iterator[tuple[int, T]]]) -> Iterator[T]:
+        """The fast path, and the command line's exact reading: binary lines split on b"\\n", as
+        `reader` hands them out (`utf8_lines` one by one, `utf8_line_batches` a block at a time)."""
         with path.open("rb") as handle:
             try:
-                for size, text in utf8_lines(handle, path):
+                for size, item in reader(handle, path):
                     self.bytes_read += size
-                    yield text
-            except Utf8LineError as exc:
-                raise NotUtf8Error(exc.path, "utf-8", exc.line, exc.offset) from None
-
-    def _utf8_batches(self, path: Path) -> Iterator[list[str]]:
-        """`_utf8_lines` a block of lines at a time."""
-        with path.open("rb") as handle:
-            try:
-                for size, batch in utf8_line_batches(handle, path):
-                    self.bytes_read += size
-                    yield batch
+                    yield item
             except Utf8LineError as exc:
                 raise NotUtf8Error(exc.path, "utf-8", exc.line, exc.offset) from None
 
