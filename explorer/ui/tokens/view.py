@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QTextBlock, QTextCursor,
-                           QTextLayout, QTextOption)
+                           QTextDocument, QTextLayout, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
@@ -24,6 +24,7 @@ from explorer.core.text.bidi import has_right_to_left, starts_right_to_left
 from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens.display import DisplayPiece
 from explorer.ui.tokens.glyphs import is_missing
+from explorer.ui.tokens.lines import TokenLineLayout
 from explorer.ui.tokens.wrapping import shown
 
 DIFF_COLOR = QColor("#D81B60")  # boundary differences in a comparison: magenta, not in the token palette
@@ -47,6 +48,12 @@ class TokenView(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        document = QTextDocument(self)
+        self._lines = TokenLineLayout(document, self._starts_between)  # (lines end between tokens)
+        self._lines.setPaintDevice(self.viewport())
+        document.setDocumentLayout(self._lines)
+        document.setDefaultFont(self.font())
+        self.setDocument(document)
         self.setReadOnly(True)
         self.setUndoRedoEnabled(False)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
@@ -102,6 +109,7 @@ class TokenView(QPlainTextEdit):
         for name, values in columns.items():
             setattr(self, name, self._growing[name].append(getattr(self, name), [values]))
         self.total += piece.length
+        self._refit(self.total - piece.length, self.total)
 
     def replace_tokens(self, first: int, removed: int, ids: np.ndarray, flags: np.ndarray, piece: DisplayPiece) -> None:
         """Replace tokens [first, first + removed) after an edit; the rest only shift."""
@@ -121,7 +129,21 @@ class TokenView(QPlainTextEdit):
         if self.diff is not None:
             self.diff = None  # stale; the pane recomputes the comparison
         self.total += shift
+        self._refit(begin, begin + piece.length)
         self.viewport().update()
+
+    def _starts_between(self, first: int, last: int) -> tuple[np.ndarray, int]:
+        """The starts of the tokens that reach into display positions [first, last], and where the
+        last token known ends (the line layout asks, lines.py)."""
+        low = max(0, int(np.searchsorted(self.starts, first, side="right")) - 1)
+        high = int(np.searchsorted(self.starts, last, side="right"))
+        return self.starts[low:high], self.total
+
+    def _refit(self, first: int, last: int) -> None:
+        """New tokens in [first, last]: the lines Qt laid out when their text came end between them."""
+        if self._lines.refit(first, last):
+            self._boxes.clear()
+            self._missing_boxes.clear()
 
     def content_height(self) -> int:
         """Pixels the whole text takes at the current width, plus a spare line to type into

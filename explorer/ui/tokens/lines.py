@@ -1,0 +1,139 @@
+"""The token view's line layout: a line ends between two tokens, never inside one.
+
+The wrapping marks (wrapping.py) tell Qt where it may break, and Qt keeps to them except in a
+Thai run: there it hands the line breaks to libthai, which breaks before a Thai word whatever
+the marks say (`·ยินดี` wraps after its `·`). So the layout itself is checked: a block that Qt
+laid out with a line ending inside a token is laid out again, that line ending at the token's
+start instead (`QTextLine.setNumColumns`). A token wider than a whole line still breaks where
+Qt breaks it, and is shown with a box on each line it takes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, QTimer
+from PySide6.QtGui import QTextBlock, QTextDocument, QTextLine
+from PySide6.QtWidgets import QPlainTextDocumentLayout
+
+from explorer.ui.tokens.wrapping import BREAK
+
+# (first, last) display positions -> the starts of the tokens that reach into them, in order
+# (the first may start before `first`), and the end of the last token known.
+Starts = Callable[[int, int], tuple[np.ndarray, int]]
+
+
+class TokenLineLayout(QPlainTextDocumentLayout):
+    """QPlainTextDocumentLayout whose lines end at token starts (see the module docstring)."""
+
+    def __init__(self, document: QTextDocument, starts: Starts) -> None:
+        super().__init__(document)
+        self._starts = starts
+        self._size_changed = False
+
+    def blockBoundingRect(self, block: QTextBlock) -> QRectF:  # noqa: N802 (Qt override): lays out lazily
+        if block.isValid() and not block.layout().lineCount():
+            super().blockBoundingRect(block)  # (Qt lays the block out)
+            self.fit(block)
+        return super().blockBoundingRect(block)
+
+    def refit(self, first: int, last: int) -> bool:
+        """Check the blocks already laid out between display positions `first` and `last`
+        (after their tokens changed: Qt laid them out when their text arrived). True if one
+        was laid out again."""
+        document = self.document()
+        block, end = document.findBlock(first), document.findBlock(max(first, last))
+        changed = False
+        while block.isValid():
+            if block.layout().lineCount() and self.fit(block):
+                changed = True
+            if block == end:
+                break
+            block = block.next()
+        if changed:
+            self.requestUpdate()
+        return changed
+
+    def fit(self, block: QTextBlock) -> bool:
+        """Lay `block` out again if a line of it ends inside a token; True if it was."""
+        layout = block.layout()
+        position, length = block.position(), block.length() - 1
+        ends = [line.textStart() + line.textLength() for line in map(layout.lineAt, range(layout.lineCount() - 1))]
+        if not ends:
+            return False
+        starts, known = self._starts(position, position + length)
+        text = block.text()
+        if not any(_inside(starts, end, text, position, known) is not None for end in ends):
+            return False
+        document = self.document()
+        margin = document.documentMargin()
+        width = layout.lineAt(0).width()  # (what Qt laid it out to: the viewport's width less the margins)
+        lines_before = document.lineCount()
+        layout.beginLayout()  # as QPlainTextDocumentLayout lays a block out, with the line ends moved
+        height = 0.0
+        while True:
+            line = layout.createLine()
+            if not line.isValid():
+                break
+            line.setLeadingIncluded(True)
+            line.setLineWidth(width)
+            _end_between_tokens(line, width, length, lambda end: _inside(starts, end, text, position, known))
+            line.setPosition(QPointF(margin, height))
+            height += line.height() + (math.ceil(line.leading()) if line.leading() < 0 else 0)
+        layout.endLayout()
+        block.setLineCount(layout.lineCount() if block.isVisible() else 0)
+        if document.lineCount() != lines_before and not self._size_changed:
+            self._size_changed = True  # (the scroll bars follow once, after the layout that asked)
+            QTimer.singleShot(0, self._emit_size_changed)
+        return True
+
+    def _emit_size_changed(self) -> None:
+        self._size_changed = False
+        self.documentSizeChanged.emit(self.documentSize())
+
+
+def _inside(starts: np.ndarray, end: int, text: str, position: int, known: int) -> int | None:
+    """The block-relative start of the token that a line ending at `end` would cut, or None when
+    `end` is between tokens (at a token's start, or just after its zero-width break mark)."""
+    at = position + end
+    if at >= known:
+        return None  # (text whose tokens the view has not been given yet)
+    index = int(np.searchsorted(starts, at, side="right")) - 1
+    if index < 0:
+        return None
+    start = int(starts[index]) - position
+    if start == end or start + 1 == end and start >= 0 and text[start:start + 1] == BREAK:
+        return None
+    return start
+
+
+def _end_between_tokens(line: QTextLine, width: float, length: int, inside: Callable[[int], int | None]) -> None:
+    """End `line`, laid out to `width`, at the start of the token it would cut. Laid out with
+    `setNumColumns(n)` a line holds n clusters (Qt breaks anywhere when no break fits), so the
+    largest n that ends it at or before the token's start is searched for; if that ends it in
+    an earlier token, that token's start is aimed at next. A line with no token start to end
+    at (one token wider than the line) is left as Qt laid it out."""
+    start = line.textStart()
+    end = start + line.textLength()
+    target = inside(end) if end < length else None
+    if target is None or target <= start:
+        return
+    high = target - start  # characters: at least as many as clusters
+    while target is not None and target > start:
+        low, best = 1, 0
+        while low <= high:  # the largest column count whose line ends by `target`
+            middle = (low + high) // 2
+            line.setNumColumns(middle, width)
+            if start + line.textLength() <= target:
+                best, low = middle, middle + 1
+            else:
+                high = middle - 1
+        if not best:
+            break
+        line.setNumColumns(best, width)
+        end = start + line.textLength()
+        target, high = inside(end), best - 1
+    if target is not None:
+        line.setLineWidth(width)
