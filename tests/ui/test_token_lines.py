@@ -68,3 +68,40 @@ def test_a_token_wider_than_the_line_still_breaks_with_a_box_on_each_line(qtbot:
     qtbot.waitUntil(lambda: view.document().firstBlock().layout().lineCount() > 1, timeout=5000)
     tops = lines_of_tokens(pane)
     assert list(tops) == [0] and len(tops[0]) > 1, tops
+
+
+HINDI = "नमस्ते दुनिया, यह एक परीक्षण है। क्षत्रिय श्रृंगार द्विज कुँवर ठीक हूँ। " * 6
+
+
+def test_token_starts_are_quiet_marks_that_still_part_same_coloured_tokens(qtbot: QtBot, pane: TokensPane) -> None:
+    """Issue 12, Hindi: a full-height line in the text's colour at every token start read as one
+    more stroke of the letters and fenced a line of short tokens. Now the middle of a boundary is
+    mostly the page's colour (a gap: two tokens of one colour are still two boxes), and only a
+    short notch at the foot is in the text's colour (told apart without colour, in grey too)."""
+    pane.resize(1280, 800)
+    pane.set_text(HINDI)
+    view = pane.main_lane.view
+    qtbot.waitUntil(lambda: pane.main_lane.complete and len(view.ids) == len(pane.main_lane.state), timeout=10_000)
+    image = view.viewport().grab().toImage()
+    text, page = view.palette().text().color().rgb(), view.palette().base().color().rgb()
+    middle_ink = middle_page = middle_all = notches = starts = 0
+    blocks = view._token_blocks(list(view._blocks_between(0, view.viewport().height())))
+    for origin, _, boxes in blocks:
+        for _, rect, tick in boxes:
+            if tick is None:
+                continue
+            gap, notch = view.boundary_marks(rect.translated(origin), tick.translated(origin))
+            starts += 1
+            assert notch.height() <= gap.height() / 3
+            foot = int(notch.center().y())
+            drawn = [x for x in range(int(gap.left()) - 1, int(gap.left()) + 2) if image.pixel(x, foot) == text]
+            if not drawn:
+                continue
+            notches += 1
+            column = [image.pixel(drawn[0], y) for y in range(int(gap.top()) + 2, int(notch.top()) - 1)]
+            middle_all += len(column)
+            middle_ink += sum(pixel == text for pixel in column)
+            middle_page += sum(pixel == page for pixel in column)
+    assert starts > 50 and notches >= 0.9 * starts, f"a notch at each token start: {notches} of {starts}"
+    assert middle_ink < 0.2 * middle_all, f"{middle_ink} of {middle_all} boundary pixels in the text's colour"
+    assert middle_page > 0.5 * middle_all, "the boundary parts the boxes with the page's colour"
