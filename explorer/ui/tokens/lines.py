@@ -64,10 +64,14 @@ class TokenLineLayout(QPlainTextDocumentLayout):
         if not ends:
             return False
         starts, known = self._starts(position, position + length)
-        text = block.text()
-        if not any(_inside(starts, end, text, position, known) is not None for end in ends):
-            return False
         document = self.document()
+
+        def inside(end: int) -> int | None:  # (positions in the block)
+            start = _inside(starts, position + end, known, document)
+            return None if start is None else start - position
+
+        if all(inside(end) is None for end in ends):
+            return False
         margin = document.documentMargin()
         width = layout.lineAt(0).width()  # (what Qt laid it out to: the viewport's width less the margins)
         lines_before = document.lineCount()
@@ -79,14 +83,14 @@ class TokenLineLayout(QPlainTextDocumentLayout):
                 break
             line.setLeadingIncluded(True)
             line.setLineWidth(width)
-            _end_between_tokens(line, width, length, lambda end: _inside(starts, end, text, position, known))
+            _end_between_tokens(line, width, length, inside)
             line.setPosition(QPointF(margin, height))
             height += line.height() + (math.ceil(line.leading()) if line.leading() < 0 else 0)
         layout.endLayout()
         block.setLineCount(layout.lineCount() if block.isVisible() else 0)
         if document.lineCount() != lines_before and not self._size_changed:
             self._size_changed = True  # (the scroll bars follow once, after the layout that asked)
-            QTimer.singleShot(0, self._emit_size_changed)
+            QTimer.singleShot(0, self, self._emit_size_changed)
         return True
 
     def _emit_size_changed(self) -> None:
@@ -94,17 +98,16 @@ class TokenLineLayout(QPlainTextDocumentLayout):
         self.documentSizeChanged.emit(self.documentSize())
 
 
-def _inside(starts: np.ndarray, end: int, text: str, position: int, known: int) -> int | None:
-    """The block-relative start of the token that a line ending at `end` would cut, or None when
-    `end` is between tokens (at a token's start, or just after its zero-width break mark)."""
-    at = position + end
+def _inside(starts: np.ndarray, at: int, known: int, document: QTextDocument) -> int | None:
+    """Where the token starts that a line ending at display position `at` would cut, or None when
+    `at` is between tokens: at a token's start, or just after its zero-width break mark."""
     if at >= known:
         return None  # (text whose tokens the view has not been given yet)
     index = int(np.searchsorted(starts, at, side="right")) - 1
     if index < 0:
         return None
-    start = int(starts[index]) - position
-    if start == end or start + 1 == end and start >= 0 and text[start:start + 1] == BREAK:
+    start = int(starts[index])
+    if start == at or start + 1 == at and document.characterAt(start) == BREAK:
         return None
     return start
 
