@@ -14,9 +14,8 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, QTimer
+from PySide6.QtCore import QPointF, QTimer
 from PySide6.QtGui import QTextBlock, QTextDocument, QTextLine
-from PySide6.QtWidgets import QPlainTextDocumentLayout
 
 from explorer.ui.tokens.wrapping import BREAK
 
@@ -25,36 +24,37 @@ from explorer.ui.tokens.wrapping import BREAK
 Starts = Callable[[int, int], tuple[np.ndarray, int]]
 
 
-class TokenLineLayout(QPlainTextDocumentLayout):
-    """QPlainTextDocumentLayout whose lines end at token starts (see the module docstring)."""
+class LineFitter:
+    """Ends the lines of a QPlainTextEdit's blocks between tokens (see the module docstring).
+
+    Qt lays blocks out lazily, in C++; the view asks, before it reads a block's geometry (painting,
+    hit tests, its height), that the block be fitted. Overriding the layout's virtual
+    `blockBoundingRect` instead would call into Python for each of the hundreds of times Qt asks
+    for a block's rectangle, each one waiting for the interpreter lock while a worker tokenizes
+    (a 1 MB paste then took half as long again). A fitted block carries `key` (the view's width,
+    font and alignment) in its user state, so a block is checked once per layout of it.
+    """
 
     def __init__(self, document: QTextDocument, starts: Starts) -> None:
-        super().__init__(document)
+        self.document = document
         self._starts = starts
         self._size_changed = False
 
-    def blockBoundingRect(self, block: QTextBlock) -> QRectF:  # noqa: N802 (Qt override): lays out lazily
-        if block.isValid() and not block.layout().lineCount():
-            super().blockBoundingRect(block)  # (Qt lays the block out)
-            self.fit(block)
-        return super().blockBoundingRect(block)
+    def ensure(self, block: QTextBlock, key: int) -> bool:
+        """Fit `block` unless it was fitted for `key`; True if its lines changed."""
+        if block.userState() == key:
+            return False
+        layout = self.document.documentLayout()
+        if not block.layout().lineCount():
+            layout.blockBoundingRect(block)  # (Qt lays the block out)
+        block.setUserState(key)
+        return self.fit(block)
 
-    def refit(self, first: int, last: int) -> bool:
-        """Check the blocks already laid out between display positions `first` and `last`
-        (after their tokens changed: Qt laid them out when their text arrived). True if one
-        was laid out again."""
-        document = self.document()
-        block, end = document.findBlock(first), document.findBlock(max(first, last))
-        changed = False
-        while block.isValid():
-            if block.layout().lineCount() and self.fit(block):
-                changed = True
-            if block == end:
-                break
-            block = block.next()
-        if changed:
-            self.requestUpdate()
-        return changed
+    def forget(self, position: int) -> None:
+        """Text was inserted at display position `position`: its block is to be fitted again. (The
+        blocks the insertion made are new, and new blocks carry no key; Qt laid them out, if at
+        all, before their tokens were known.)"""
+        self.document.findBlock(position).setUserState(-1)
 
     def fit(self, block: QTextBlock) -> bool:
         """Lay `block` out again if a line of it ends inside a token; True if it was."""
@@ -64,7 +64,7 @@ class TokenLineLayout(QPlainTextDocumentLayout):
         if not ends:
             return False
         starts, known = self._starts(position, position + length)
-        document = self.document()
+        document = self.document
 
         def inside(end: int) -> int | None:  # (positions in the block)
             start = _inside(starts, position + end, known, document)
@@ -90,12 +90,13 @@ class TokenLineLayout(QPlainTextDocumentLayout):
         block.setLineCount(layout.lineCount() if block.isVisible() else 0)
         if document.lineCount() != lines_before and not self._size_changed:
             self._size_changed = True  # (the scroll bars follow once, after the layout that asked)
-            QTimer.singleShot(0, self, self._emit_size_changed)
+            QTimer.singleShot(0, document, self._emit_size_changed)
         return True
 
     def _emit_size_changed(self) -> None:
         self._size_changed = False
-        self.documentSizeChanged.emit(self.documentSize())
+        layout = self.document.documentLayout()
+        layout.documentSizeChanged.emit(layout.documentSize())
 
 
 def _inside(starts: np.ndarray, at: int, known: int, document: QTextDocument) -> int | None:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QTextBlock, QTextCursor,
-                           QTextDocument, QTextLayout, QTextOption)
+                           QTextLayout, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
@@ -24,7 +24,7 @@ from explorer.core.text.bidi import has_right_to_left, starts_right_to_left
 from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens.display import DisplayPiece
 from explorer.ui.tokens.glyphs import is_missing
-from explorer.ui.tokens.lines import TokenLineLayout
+from explorer.ui.tokens.lines import LineFitter
 from explorer.ui.tokens.wrapping import shown
 
 DIFF_COLOR = QColor("#D81B60")  # boundary differences in a comparison: magenta, not in the token palette
@@ -48,12 +48,7 @@ class TokenView(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        document = QTextDocument(self)
-        self._lines = TokenLineLayout(document, self._starts_between)  # (lines end between tokens)
-        self._lines.setPaintDevice(self.viewport())
-        document.setDocumentLayout(self._lines)
-        document.setDefaultFont(self.font())
-        self.setDocument(document)
+        self._lines = LineFitter(self.document(), self._starts_between)  # (lines end between tokens)
         self.setReadOnly(True)
         self.setUndoRedoEnabled(False)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
@@ -109,7 +104,7 @@ class TokenView(QPlainTextEdit):
         for name, values in columns.items():
             setattr(self, name, self._growing[name].append(getattr(self, name), [values]))
         self.total += piece.length
-        self._refit(self.total - piece.length, self.total)
+        self._lines.forget(self.total - piece.length)  # (its lines are checked when next shown)
 
     def replace_tokens(self, first: int, removed: int, ids: np.ndarray, flags: np.ndarray, piece: DisplayPiece) -> None:
         """Replace tokens [first, first + removed) after an edit; the rest only shift."""
@@ -129,7 +124,7 @@ class TokenView(QPlainTextEdit):
         if self.diff is not None:
             self.diff = None  # stale; the pane recomputes the comparison
         self.total += shift
-        self._refit(begin, begin + piece.length)
+        self._lines.forget(begin)
         self.viewport().update()
 
     def _starts_between(self, first: int, last: int) -> tuple[np.ndarray, int]:
@@ -139,11 +134,10 @@ class TokenView(QPlainTextEdit):
         high = int(np.searchsorted(self.starts, last, side="right"))
         return self.starts[low:high], self.total
 
-    def _refit(self, first: int, last: int) -> None:
-        """New tokens in [first, last]: the lines Qt laid out when their text came end between them."""
-        if self._lines.refit(first, last):
-            self._boxes.clear()
-            self._missing_boxes.clear()
+    def _layout_key(self) -> int:
+        """What Qt lays the blocks out for (a block fitted for another key is fitted again)."""
+        option = self.document().defaultTextOption()
+        return hash((self.viewport().width(), self.font().key(), int(option.alignment().value))) & 0x3FFFFFFF
 
     def content_height(self) -> int:
         """Pixels the whole text takes at the current width, plus a spare line to type into
@@ -151,6 +145,10 @@ class TokenView(QPlainTextEdit):
         document = self.document()
         if document.blockCount() > 200 or document.characterCount() > 20_000:  # (laying it all out could take long)
             return 100_000
+        key, block = self._layout_key(), document.firstBlock()
+        while block.isValid():
+            self._lines.ensure(block, key)
+            block = block.next()
         bottom = self.blockBoundingGeometry(document.lastBlock()).bottom()
         return int(bottom + self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 2 * document.documentMargin())
 
@@ -326,7 +324,9 @@ class TokenView(QPlainTextEdit):
         """Visible blocks that reach into [top, bottom] (viewport y), with their layout's origin."""
         block = self.firstVisibleBlock()
         offset = self.contentOffset()
+        key = self._layout_key()
         while block.isValid():
+            self._lines.ensure(block, key)  # (before its geometry is read: a fit can add a line)
             geometry = self.blockBoundingGeometry(block).translated(offset)
             if geometry.top() > bottom:
                 break
