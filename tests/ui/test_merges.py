@@ -405,3 +405,39 @@ def test_a_hugging_face_tokenizer_json(qtbot: QtBot, session: Session, trained: 
     assert tree is not None
     assert b"".join(loaded.token_bytes(n.token_id) for n in tree.leaves()) == b" ingredients"
     assert pane.model.index(pane.model.row_of_token(token[0]), COLUMN_INDEX["Token"]).data() == "·ingredients"
+
+
+def test_the_encode_trace_keeps_its_font_through_a_theme_toggle(qtbot: QtBot, session: Session, trained: BPE) -> None:
+    """Issue 12: after the theme was toggled at run time the trace list was reported in the wrong
+    font (the pane's zoom or the monospace family lost). The real window, zoomed, both ways."""
+    from PySide6.QtGui import QFontInfo
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.main_window import MainWindow
+    from explorer.ui.theme import apply_theme
+
+    session.set_tokenizer(trained, "trained:test")
+    window = MainWindow(session, first_pane="merges")
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    pane = window.panes["merges"]
+    pane.prepare_screenshot("the")  # type: ignore[attr-defined]
+    trace = pane.trace_panel  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: trace.steps.count() > 0, timeout=10_000)
+    window.zoom(+2)
+
+    def fonts() -> list[tuple[str, float, int]]:
+        shown = [trace.steps, trace.strip, trace.naive.strip]
+        return [(QFontInfo(w.font()).family(), QFontInfo(w.font()).pointSizeF(), trace.steps.sizeHintForRow(0)) for w in shown]
+
+    expected = QFontInfo(session.font)
+    before = fonts()
+    assert all(family == expected.family() and size == expected.pointSizeF() for family, size, _ in before), before
+    try:
+        for dark in (True, False, True):
+            window.toggle_theme(dark)
+            QApplication.processEvents()
+            assert fonts() == before, f"dark={dark}"
+    finally:
+        apply_theme(QApplication.instance(), "light")  # type: ignore[arg-type]

@@ -24,6 +24,7 @@ from explorer.core.text.bidi import has_right_to_left, starts_right_to_left
 from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens.display import DisplayPiece
 from explorer.ui.tokens.glyphs import is_missing
+from explorer.ui.tokens.lines import LineFitter
 from explorer.ui.tokens.wrapping import shown
 
 DIFF_COLOR = QColor("#D81B60")  # boundary differences in a comparison: magenta, not in the token palette
@@ -47,6 +48,7 @@ class TokenView(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._lines = LineFitter(self.document(), self._starts_between)  # (lines end between tokens)
         self.setReadOnly(True)
         self.setUndoRedoEnabled(False)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
@@ -102,6 +104,7 @@ class TokenView(QPlainTextEdit):
         for name, values in columns.items():
             setattr(self, name, self._growing[name].append(getattr(self, name), [values]))
         self.total += piece.length
+        self._lines.forget(self.total - piece.length)  # (its lines are checked when next shown)
 
     def replace_tokens(self, first: int, removed: int, ids: np.ndarray, flags: np.ndarray, piece: DisplayPiece) -> None:
         """Replace tokens [first, first + removed) after an edit; the rest only shift."""
@@ -121,7 +124,20 @@ class TokenView(QPlainTextEdit):
         if self.diff is not None:
             self.diff = None  # stale; the pane recomputes the comparison
         self.total += shift
+        self._lines.forget(begin)
         self.viewport().update()
+
+    def _starts_between(self, first: int, last: int) -> tuple[np.ndarray, int]:
+        """The starts of the tokens that reach into display positions [first, last], and where the
+        last token known ends (the line layout asks, lines.py)."""
+        low = max(0, int(np.searchsorted(self.starts, first, side="right")) - 1)
+        high = int(np.searchsorted(self.starts, last, side="right"))
+        return self.starts[low:high], self.total
+
+    def _layout_key(self) -> int:
+        """What Qt lays the blocks out for (a block fitted for another key is fitted again)."""
+        option = self.document().defaultTextOption()
+        return hash((self.viewport().width(), self.font().key(), int(option.alignment().value))) & 0x3FFFFFFF
 
     def content_height(self) -> int:
         """Pixels the whole text takes at the current width, plus a spare line to type into
@@ -129,6 +145,10 @@ class TokenView(QPlainTextEdit):
         document = self.document()
         if document.blockCount() > 200 or document.characterCount() > 20_000:  # (laying it all out could take long)
             return 100_000
+        key, block = self._layout_key(), document.firstBlock()
+        while block.isValid():
+            self._lines.ensure(block, key)
+            block = block.next()
         bottom = self.blockBoundingGeometry(document.lastBlock()).bottom()
         return int(bottom + self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 2 * document.documentMargin())
 
@@ -228,9 +248,21 @@ class TokenView(QPlainTextEdit):
         return color
 
     def boundary_color(self) -> QColor:
-        """The mark at each token's start: the text's own colour, so it stands out from every token
+        """The notch at each token's start: the text's own colour, so it stands out from every token
         colour as the text does (neighbouring tokens of one colour are still told apart)."""
         return QColor(self.palette().text().color())
+
+    def boundary_marks(self, rect: QRectF, tick: QRectF) -> tuple[QRectF, QRectF]:
+        """(gap, notch) where a token starts, in the box `rect`: a cut of the page's colour through
+        the box, and a short notch of `boundary_color` at its foot. A full-height line in the text's
+        colour at every start read as one more stroke of the letters beside it (Devanagari's bars,
+        Thai's vowels) and was a fence in a line of short tokens; the notch stays under the letters'
+        body, the gap parts two boxes of one colour. Both grow with the text (presentation mode)."""
+        width = max(1.0, round(self.fontMetrics().height() / 16))
+        notch = max(3.0, round(rect.height() / 4))
+        left = tick.left() if tick.left() + width <= rect.right() else rect.right() - width
+        return (QRectF(left, rect.top(), width, rect.height()),
+                QRectF(left, rect.bottom() - notch, width, notch))
 
     # Painting: backgrounds and boundaries under the text, marks over it
 
@@ -238,7 +270,7 @@ class TokenView(QPlainTextEdit):
         on_screen = list(self._blocks_between(event.rect().top(), event.rect().bottom()))
         blocks = list(self._token_blocks(on_screen))
         painter = QPainter(self.viewport())
-        boundary = self.boundary_color()
+        boundary, page = self.boundary_color(), self.palette().base().color()
         color = self._color
         for origin, first, boxes in blocks:
             painter.translate(origin)
@@ -246,7 +278,9 @@ class TokenView(QPlainTextEdit):
             for offset, rect, tick in boxes:
                 painter.fillRect(rect, color(ids[offset]))
                 if tick is not None:
-                    painter.fillRect(tick, boundary)
+                    gap, notch = self.boundary_marks(rect, tick)
+                    painter.fillRect(gap, page)
+                    painter.fillRect(notch, boundary)
             painter.translate(-origin)
         painter.end()
         super().paintEvent(event)
@@ -266,7 +300,7 @@ class TokenView(QPlainTextEdit):
             marked |= self.diff[first:last]
         wanted = set(np.flatnonzero(marked).tolist())
         split = QColor(self.palette().text().color())
-        split.setAlpha(170)
+        split.setAlpha(120)  # (under every piece of a text split into bytes: a quiet line, not a rule)
         if first <= self.current < last:
             wanted.add(self.current - first)
         for offset, rect, _ in boxes:
@@ -277,8 +311,8 @@ class TokenView(QPlainTextEdit):
             if self.diff is not None and self.diff[index]:
                 painter.fillRect(QRectF(rect.left(), rect.bottom() - 3, rect.width(), 3), DIFF_COLOR)
             if flags & (CUTS_START | CUTS_END):  # the pieces of one character: a bracket under them all
-                painter.setPen(QPen(split, 1.5))
-                painter.drawLine(rect.bottomLeft() + QPointF(0, -1), rect.bottomRight() + QPointF(0, -1))
+                painter.setPen(QPen(split, 1.0))
+                painter.drawLine(rect.bottomLeft() + QPointF(0, -1.5), rect.bottomRight() + QPointF(0, -1.5))
             if flags & SPECIAL:  # the outline's bottom runs in the gap below the line, clear of `_` in <|end_of_text|>
                 painter.setPen(QPen(self.palette().text().color(), 1.5))
                 painter.drawRect(rect.adjusted(0.75, 0.75, -0.75, ROW_GAP - 1.5))
@@ -290,7 +324,9 @@ class TokenView(QPlainTextEdit):
         """Visible blocks that reach into [top, bottom] (viewport y), with their layout's origin."""
         block = self.firstVisibleBlock()
         offset = self.contentOffset()
+        key = self._layout_key()
         while block.isValid():
+            self._lines.ensure(block, key)  # (before its geometry is read: a fit can add a line)
             geometry = self.blockBoundingGeometry(block).translated(offset)
             if geometry.top() > bottom:
                 break
