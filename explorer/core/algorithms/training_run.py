@@ -28,6 +28,7 @@ from explorer.core.algorithms.bytelevel import from_chars
 from explorer.core.algorithms.hf_progress import HfProgress
 from explorer.core.algorithms.train import (BYTE_VOCAB, LONG_TEXT, BpeTrainer, Merge, Rules, check_rules, check_vocab_size,
                                             vocabulary_size)
+from explorer.core.corpora.corpus import BLOCK_BYTES
 from explorer.core.corpora.corpus_sources import Corpus, CorpusReader
 from explorer.core.errors import TrainingError
 from explorer.core.formats.hf import merge_pairs, training_pipeline
@@ -44,6 +45,11 @@ MEASURE_BATCH = 8192  # distinct chunks per encode_batch call when measuring mer
 # memory it holds) to a few megabytes, and the bytes read close to what it has really cut.
 FEED_TEXTS = 256
 DISTINCT_WINDOW = 1 << 19  # distinct texts held before they are cut into chunks (bounds memory)
+# While HF reads files itself, our reading of them keeps at most this share of the corpus ahead
+# of HF's bar: the two share the cores evenly, so HF's pace, which the time left is timed by,
+# stays the same from start to end (running ahead, ours slowed HF's first quarter, not the rest).
+READ_AHEAD = 0.02
+PACE_SECONDS = 0.02
 T = TypeVar("T")
 
 
@@ -273,20 +279,28 @@ def _hf_on_files(reader: CorpusReader, files: list[str], distinct: DistinctTexts
     ones HF read: our reading skipped part of a file (a NUL byte, invalid UTF-8, a line too
     long, a file gone) or HF failed; the caller then reads the corpus as before.
     """
-    listed = len(reader.skipped)
+    listed, hf_done = len(reader.skipped), threading.Event()
+
+    def hf_read() -> int | None:
+        """Bytes HF has read by its bar; None when it does not say (no bars, or reading is over)."""
+        stage = progress.stage
+        if hf_done.is_set() or not progress.available or (stage and not stage.startswith("Pre-process")):
+            return None
+        return reader.total_bytes * progress.step // progress.steps if stage and progress.steps else 0
 
     def count() -> None:
+        ahead = max(BLOCK_BYTES, int(reader.total_bytes * READ_AHEAD))
         for batch in reader.batches():
             distinct.add(batch)
+            while (read := hf_read()) is not None and reader.bytes_read > read + ahead:
+                hf_done.wait(PACE_SECONDS)
         distinct.finish()
 
     def report() -> Counting:
-        stage = progress.stage
-        if stage and not stage.startswith("Pre-process"):
+        read = hf_read()
+        if read is None and progress.stage and not progress.stage.startswith("Pre-process"):
             return _learning(reader, distinct, progress)
-        done = reader.bytes_read
-        if progress.available:
-            done = min(done, reader.total_bytes * progress.step // progress.steps) if stage and progress.steps else 0
+        done = reader.bytes_read if read is None else min(read, reader.bytes_read)
         return Counting(done, reader.total_bytes, distinct.texts_added, distinct.seen, "reading")
 
     counting = _Thread(count)
@@ -295,6 +309,8 @@ def _hf_on_files(reader: CorpusReader, files: list[str], distinct: DistinctTexts
             tokenizer = yield from _in_background(lambda: _hf_fit((), settings, progress.available, files), report)
     except TrainingError:
         tokenizer = None
+    finally:
+        hf_done.set()  # our reading waits for HF no more (also when the run is closed meanwhile)
     while not counting.done(REPORT_SECONDS):
         yield report()
     counting.result()
