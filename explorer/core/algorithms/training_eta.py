@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-AFTER_BYTES_PER_TEXT = 250.0  # calibrated on the 400 MB multilingual corpus (issue 16); 10-50 MB want ~110
+AFTER_BYTES_PER_TEXT = 210.0  # calibrated on the 100 and 400 MB multilingual corpora (issue 16), HF reading the files
 MERGES_SHARE = 0.6  # of what follows reading, HF's merge stage; the rest: counts, replay, the result
 MIN_FRACTION = 0.01  # read before reading speed means anything
 RECENT_SHARE = 0.5  # reading speed is timed over the newest half of the reading so far (it slows as it goes)

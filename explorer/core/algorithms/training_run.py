@@ -28,6 +28,7 @@ from explorer.core.algorithms.bytelevel import from_chars
 from explorer.core.algorithms.hf_progress import HfProgress
 from explorer.core.algorithms.train import (BYTE_VOCAB, LONG_TEXT, BpeTrainer, Merge, Rules, check_rules, check_vocab_size,
                                             vocabulary_size)
+from explorer.core.corpora.corpus import BLOCK_BYTES
 from explorer.core.corpora.corpus_sources import Corpus, CorpusReader
 from explorer.core.errors import TrainingError
 from explorer.core.formats.hf import merge_pairs, training_pipeline
@@ -44,6 +45,11 @@ MEASURE_BATCH = 8192  # distinct chunks per encode_batch call when measuring mer
 # memory it holds) to a few megabytes, and the bytes read close to what it has really cut.
 FEED_TEXTS = 256
 DISTINCT_WINDOW = 1 << 19  # distinct texts held before they are cut into chunks (bounds memory)
+# While HF reads files itself, our reading of them keeps at most this share of the corpus ahead
+# of HF's bar: the two share the cores evenly, so HF's pace, which the time left is timed by,
+# stays the same from start to end (running ahead, ours slowed HF's first quarter, not the rest).
+READ_AHEAD = 0.02
+PACE_SECONDS = 0.02
 T = TypeVar("T")
 
 
@@ -210,22 +216,21 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
     Its trainer is one call that lets go of the interpreter lock, so it runs on a thread while this
     generator reports how much of the corpus it has read, then what its progress bars say
     (`HfProgress`). It does not report merge counts: they follow from the corpus's distinct chunks
-    and how often each occurs (`chunk_merge_counts`). The texts HF reads pass through
-    `DistinctTexts` on their way, so the corpus is read once; only its distinct texts are cut into
-    chunks, on another core while HF learns.
+    and how often each occurs (`chunk_merge_counts`), which `DistinctTexts` counts. A corpus of
+    plain UTF-8 files HF reads itself, in Rust, while a thread here counts the same lines
+    (`_hf_on_files`); any other corpus HF reads through this process, each text passing through
+    `DistinctTexts` on its way (`_hf_on_texts`). Either way the corpus is read once by each.
     """
     distinct = DistinctTexts(settings.pattern)
-    texts = _CountedTexts(reader.batches(), distinct)
     progress = HfProgress()
-
-    def reading() -> Counting:
-        if reader.bytes_read < reader.total_bytes or not progress.stage or progress.stage.startswith("Pre-process"):
-            return Counting(reader.bytes_read, reader.total_bytes, texts.count, distinct.seen, "reading")
-        return Counting(reader.bytes_read, reader.total_bytes, texts.count, distinct.seen, "learning",
-                        progress.stage, progress.step, progress.steps)
-
-    with progress:
-        tokenizer = yield from _in_background(lambda: _hf_fit(texts, settings, progress.available), reading)
+    files = reader.plain_files()
+    tokenizer = None
+    if files:
+        tokenizer = yield from _hf_on_files(reader, [str(path) for path in files], distinct, settings, progress)
+        if tokenizer is None:  # our reading skipped part of a file: read the corpus as HF cannot
+            reader, distinct, progress = CorpusReader(reader.sources), DistinctTexts(settings.pattern), HfProgress()
+    if tokenizer is None:
+        tokenizer = yield from _hf_on_texts(reader, distinct, settings, progress)
     merges = _hf_merges(tokenizer)
     if not merges and reader.bytes_read == 0:
         raise TrainingError("the corpus holds no text" + _skipped_note(reader))
@@ -235,8 +240,8 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
         return chunk_merge_counts(tokenizer.model, merges, distinct.result())
 
     counts, corpus_tokens = yield from _in_background(
-        measure, lambda: Counting(reader.bytes_read, reader.total_bytes, texts.count, distinct.seen, "measuring",
-                                  "counting chunks", distinct.counted, distinct.seen))
+        measure, lambda: Counting(reader.bytes_read, reader.total_bytes, distinct.texts_added, distinct.seen,
+                                  "measuring", "counting chunks", distinct.counted, distinct.seen))
     yield MergeStage(settings.target_merges, corpus_tokens, len(distinct.chunk_counts), tracker.bytes if tracker else 0,
                      tuple(map(str, reader.skipped)))
     distinct.chunk_counts = Counter()  # the chunks are let go before the merges are replayed
@@ -250,16 +255,88 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
     return learned
 
 
-def _hf_fit(texts: Iterable[str] | Iterable[list[str]], settings: TrainingSettings, show_progress: bool = False) -> Any:
-    """A `tokenizers.Tokenizer` trained on `texts` (or lists of texts) with our pipeline;
-    `show_progress` draws its bars on stderr, for `HfProgress` to read."""
+def _hf_on_texts(reader: CorpusReader, distinct: DistinctTexts, settings: TrainingSettings,
+                 progress: HfProgress) -> Generator[object, None, Any]:
+    """HF trained on the texts `reader` gives, handed to it from this process; `distinct` sees each."""
+    texts = _CountedTexts(reader.batches(), distinct)
+
+    def reading() -> Counting:
+        if reader.bytes_read < reader.total_bytes or not progress.stage or progress.stage.startswith("Pre-process"):
+            return Counting(reader.bytes_read, reader.total_bytes, distinct.texts_added, distinct.seen, "reading")
+        return _learning(reader, distinct, progress)
+
+    with progress:
+        return (yield from _in_background(lambda: _hf_fit(texts, settings, progress.available), reading))
+
+
+def _hf_on_files(reader: CorpusReader, files: list[str], distinct: DistinctTexts, settings: TrainingSettings,
+                 progress: HfProgress) -> Generator[object, None, Any | None]:
+    """HF trained on `files` as it reads them itself (on all cores, without the interpreter lock),
+    while a thread here reads the same files with `reader` into `distinct`: both at once, each once.
+
+    Progress is HF's "Pre-processing files" bar (our reading is quicker, HF's is what takes the
+    time), or our bytes read where there are no bars. None when the texts may differ from the
+    ones HF read: our reading skipped part of a file (a NUL byte, invalid UTF-8, a line too
+    long, a file gone) or HF failed; the caller then reads the corpus as before.
+    """
+    listed, hf_done = len(reader.skipped), threading.Event()
+
+    def hf_read() -> int | None:
+        """Bytes HF has read by its bar; None when it does not say (no bars, or reading is over)."""
+        stage = progress.stage
+        if hf_done.is_set() or not progress.available or (stage and not stage.startswith("Pre-process")):
+            return None
+        return reader.total_bytes * progress.step // progress.steps if stage and progress.steps else 0
+
+    def count() -> None:
+        ahead = max(BLOCK_BYTES, int(reader.total_bytes * READ_AHEAD))
+        for batch in reader.batches():
+            distinct.add(batch)
+            while (read := hf_read()) is not None and reader.bytes_read > read + ahead:
+                hf_done.wait(PACE_SECONDS)
+        distinct.finish()
+
+    def report() -> Counting:
+        read = hf_read()
+        if read is None and progress.stage and not progress.stage.startswith("Pre-process"):
+            return _learning(reader, distinct, progress)
+        done = reader.bytes_read if read is None else min(read, reader.bytes_read)
+        return Counting(done, reader.total_bytes, distinct.texts_added, distinct.seen, "reading")
+
+    counting = _Thread(count)
+    try:
+        with progress:
+            tokenizer = yield from _in_background(lambda: _hf_fit((), settings, progress.available, files), report)
+    except TrainingError:
+        tokenizer = None
+    finally:
+        hf_done.set()  # our reading waits for HF no more (also when the run is closed meanwhile)
+    while not counting.done(REPORT_SECONDS):
+        yield report()
+    counting.result()
+    return tokenizer if len(reader.skipped) == listed else None
+
+
+def _learning(reader: CorpusReader, distinct: DistinctTexts, progress: HfProgress) -> Counting:
+    """HF has read the corpus and is learning: its stage and how far it is."""
+    return Counting(reader.total_bytes, reader.total_bytes, distinct.texts_added, distinct.seen, "learning",
+                    progress.stage, progress.step, progress.steps)
+
+
+def _hf_fit(texts: Iterable[str] | Iterable[list[str]], settings: TrainingSettings, show_progress: bool = False,
+            files: list[str] | None = None) -> Any:
+    """A `tokenizers.Tokenizer` trained on `texts` (or lists of texts) with our pipeline, or on
+    `files` as HF reads them itself; `show_progress` draws its bars on stderr, for `HfProgress`."""
     from tokenizers import pre_tokenizers, trainers
 
     tokenizer = training_pipeline(settings.pattern)
     trainer = trainers.BpeTrainer(vocab_size=settings.vocab_size, special_tokens=list(settings.special_tokens),
                                   show_progress=show_progress, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     try:
-        tokenizer.train_from_iterator(texts, trainer)
+        if files is not None:
+            tokenizer.train(files, trainer)
+        else:
+            tokenizer.train_from_iterator(texts, trainer)
     except Exception as exc:  # tokenizers raises plain exceptions for bad regexes and the like
         raise TrainingError(f"Hugging Face tokenizers could not train: {exc}") from None
     return tokenizer
@@ -336,16 +413,14 @@ def chunk_merge_counts(model: Any, merges: list[Merge], chunk_counts: Mapping[st
 
 
 class _CountedTexts:
-    """Iterates lists of texts, counting them (the trainer's thread reads, the generator reports)
-    and handing each list to `distinct`; tells it when all are given."""
+    """Iterates lists of texts, handing each list to `distinct` (which counts them); tells it
+    when all are given."""
 
     def __init__(self, batches: Iterable[list[str]], distinct: DistinctTexts) -> None:
-        self.batches, self.distinct, self.count = batches, distinct, 0
+        self.batches, self.distinct = batches, distinct
 
     def __iter__(self) -> Iterator[list[str]]:
-        self.count = 0
         for batch in self.batches:
-            self.count += len(batch)
             self.distinct.add(batch)
             for start in range(0, len(batch), FEED_TEXTS):
                 yield batch[start : start + FEED_TEXTS]
@@ -373,6 +448,7 @@ class DistinctTexts:
         self.chunk_counts: Counter[str] = Counter()
         self.texts: Counter[str] = Counter()
         self.handed = self.counted = 0  # distinct texts handed to the thread, and cut so far
+        self.texts_added = 0  # texts given to `add`, repeats included
         # Two windows wait at most: a corpus that repeats nothing makes the reader wait for the cutting.
         self._queue: queue.Queue[Counter[str] | None] = queue.Queue(maxsize=2)
         self._thread: _Thread[None] | None = None
@@ -384,6 +460,7 @@ class DistinctTexts:
         return self.handed + len(self.texts)
 
     def add(self, texts: list[str]) -> None:
+        self.texts_added += len(texts)
         self.texts.update(texts)
         if len(self.texts) >= self.window:
             self._hand_over()

@@ -266,6 +266,14 @@ class CorpusReader:
         if batch:
             yield batch
 
+    def plain_files(self) -> list[Path] | None:
+        """The files in reading order when every source is a plain UTF-8 file or folder read one
+        text per line: then Hugging Face tokenizers' own `train(files)` reads the same texts
+        (lines split on "\\n", endings kept). None when any source is read otherwise."""
+        if not all(s.kind in ("file", "folder") and not s.whole and _plain_utf8(s) for s in self.sources):
+            return None
+        return [path for source in self.sources for path in self._files.get(id(source), [])]
+
     def source_texts(self, source: Source) -> Iterator[str]:
         """The texts of one source (already listed by this reader)."""
         if source.kind == "text":

@@ -338,7 +338,8 @@ class TrainingPane(Pane):
             self._plots_started = True
             self.plots.reset(1.0, held_out=stage.held_out_tokens > 0,
                              target=stage.target_merges)
-            self.plots_panel.show_plots(True)
+            if not self._hf_run():  # (Hugging Face: shown with their curves, when the run ends)
+                self.plots_panel.show_plots(True)
         first = len(run.merges) - len(merges)
         ranks = [m.rank for m in merges]
         counts = [m.count for m in merges]
@@ -374,7 +375,7 @@ class TrainingPane(Pane):
 
     def _on_ui_timer_timeout(self, plots: bool = False) -> None:
         self._ticks += 1
-        if not plots and self._ticks % PLOT_EVERY == 0:
+        if not plots and self._ticks % PLOT_EVERY == 0 and not self._hf_run():
             # The plots' turn: alone, so their repaint and the table's fall in different frames
             # (together they made the longest pause of the window during a run).
             self.plots.refresh()
@@ -394,19 +395,35 @@ class TrainingPane(Pane):
         self._update_controls()
         self._update_status()
 
+    def _hf_run(self) -> bool:
+        """Hugging Face's merges all arrive at once when it is done: their curves are drawn once, at
+        the end (redrawn while tens of thousands of merges poured in, the plots' paint, the
+        costliest of the window, made its longest pauses)."""
+        return self.run is not None and self.run.settings.engine == "hf"
+
     def _on_run_ended(self, state: str) -> None:
         self.ui_timer.stop()
-        self._on_ui_timer_timeout(plots=True)
+        hf = self._hf_run()
+        self._on_ui_timer_timeout(plots=not hf)
         run = self.run
         if run is None:
             return
-        self.plots.fit_x(len(run.merges))  # a run that stopped early or was cancelled ends before the target
+        if hf:  # the plots in a frame of their own, after the table's
+            QTimer.singleShot(UI_REFRESH_MS, lambda: self._draw_final_plots(run))
+        else:
+            self.plots.fit_x(len(run.merges))  # a run that stopped early or was cancelled ends before the target
         if state == FAILED:
             self.session.post_error("Training failed", run.error)
         elif run.merges:
             self._build_tokenizer(run)
         self._update_controls()
         self._update_status()
+
+    def _draw_final_plots(self, run: TrainingRun) -> None:
+        if run is self.run:
+            self.plots.fit_x(len(run.merges))
+            self.plots.refresh()
+            self.plots_panel.show_plots(self._plots_started)
 
     def _build_tokenizer(self, run: TrainingRun) -> None:
         """Make the tokenizer from the merges on a pool thread, then publish it.
@@ -424,10 +441,19 @@ class TrainingPane(Pane):
         job.failed.connect(lambda message: self.session.post_error("Could not build the tokenizer", message))
 
     def _on_tokenizer_built(self, run: TrainingRun, tokenizer: BPE) -> None:
+        """Publish in two frames: the pickers take the new name first (the toolbar's new width
+        can lay out and repaint the whole window), the panes take the tokenizer a view tick
+        later; in one frame the two held the window for the longest pause of a big run."""
+        if run is not self.run:
+            return
+        spec = self.session.add_trained(tokenizer, select=False)
+        QTimer.singleShot(UI_REFRESH_MS, lambda: self._on_tokenizer_listed(run, tokenizer, spec))
+
+    def _on_tokenizer_listed(self, run: TrainingRun, tokenizer: BPE, spec: str) -> None:
         if run is not self.run:
             return
         self.tokenizer = tokenizer
-        self.session.add_trained(tokenizer)
+        self.session.set_tokenizer(tokenizer, spec)
         self._update_result()
         self._update_controls()
         self._update_status()
