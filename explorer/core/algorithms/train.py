@@ -38,6 +38,7 @@ from typing import Literal
 import numpy as np
 
 from explorer.core.algorithms.bytelevel import from_chars, hf_byte_order
+from explorer.core.algorithms.flat_words import VECTOR_HELD, FlatWords, merge_words
 from explorer.core.algorithms.pair_queue import MASK as _MASK, SHIFT as _SHIFT, FirstSeenQueue, HfQueue, Tie
 from explorer.core.errors import TrainingError
 from explorer.core.pretokenization.pretokenize import Pretokenizer
@@ -45,6 +46,7 @@ from explorer.core.pretokenization.pretokenize import Pretokenizer
 BYTE_VOCAB = 256
 BATCH_PIECES = 1 << 14  # pieces counted at once
 PAIR_BATCH_BYTES = 1 << 20  # bytes of distinct chunks whose pairs are indexed at once
+FEW_HELD_RUN = 64  # merges in a row holding fewer than VECTOR_HELD chunks, after which words become lists
 LONG_TEXT = 1 << 16  # characters; a longer text is split into windows to count its chunks
 Rules = Literal["hf", "minbpe"]
 RULES: dict[str, str] = {
@@ -183,10 +185,8 @@ class BpeTrainer:
         chunks = [chunk.encode("utf-8") for chunk in self.chunk_counts]
         counts = list(self.chunk_counts.values())
         pairs = _byte_pairs(chunks, counts)
-        words = [list(chunk) for chunk in chunks]
-        del chunks
         vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
-        yield from _learn_merges(words, counts, vocab, self.vocab_size, self.special_tokens, self.rules,
+        yield from _learn_merges(chunks, counts, vocab, self.vocab_size, self.special_tokens, self.rules,
                                  self.explain_ties, pairs)
 
 
@@ -274,14 +274,18 @@ def _index_pairs(chunks: list[bytes], first: int, last: int, lengths: np.ndarray
         held.frombytes(holders[start * 4 : end * 4])
 
 
-def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes], vocab_size: int,
+def _learn_merges(chunks: list[bytes], counts: list[int], vocab: list[bytes], vocab_size: int,
                   special_tokens: Sequence[str], rules: Rules, explain_ties: bool, pairs: PairIndex
                   ) -> Iterator[Merge]:
-    """The merge loop over distinct chunks `words` occurring `counts` times, until `vocab` and the
+    """The merge loop over distinct `chunks` occurring `counts` times, until `vocab` and the
     special tokens not in it yet make `vocab_size` tokens; `pairs` is their pair index (`_byte_pairs`).
 
-    `words` must be in the order the chunks were first seen: the "minbpe" rules break ties by it.
+    `chunks` must be in the order first seen: the "minbpe" rules break ties by it. They are emptied:
+    from here on they are ids, first `FlatWords`, then lists once merges hold few chunks.
     """
+    flat: FlatWords | None = FlatWords(chunks, counts)  # until merges hold few chunks; then `lists`
+    lists: list[list[int]] = []  # quicker in Python
+    chunks.clear()
     # Tie-break keys ("hf" rules): special tokens first (negative), then bytes in Hugging Face's
     # code-point order, then new tokens by id (always larger).
     key = list(hf_byte_order())
@@ -296,10 +300,11 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
     pair_counts, where, total_tokens = pairs
 
     # Each queue entry carries the chunks it will merge in, as in trainer.rs.
-    queue = (FirstSeenQueue if rules == "minbpe" else HfQueue)(pair_counts, where, key, words, vocab, explain_ties)
+    queue = (FirstSeenQueue if rules == "minbpe" else HfQueue)(pair_counts, where, key, flat, vocab, explain_ties)
     del where
     fresh_ids = rules == "minbpe"  # the tutorials give every merge its own id, even for bytes seen before
 
+    small = 0  # merges in a row that held few chunks
     rank = 0
     while len(vocab) + pending < vocab_size:
         best = queue.pop()
@@ -319,41 +324,15 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
                 pending -= 1
             else:
                 key.append(new_id)
-        new_high, right_high, replacement, twice = new_id << _SHIFT, right << _SHIFT, (new_id,), left == right
-
-        # Merge in place, left to right, updating neighbour pairs exactly as HF's `Word::merge`
-        # does. Inlined: this loop is where training spends its time.
-        new_pairs: defaultdict[int, set[int]] = defaultdict(set)
-        for index in held:
-            word = words[index]
-            remaining = word.count(left)
-            if not remaining:
-                continue
-            times = counts[index]
-            last = len(word) - 1
-            i = 0
-            while remaining > 0:
-                i = word.index(left, i)
-                remaining -= 1
-                if i < last and word[i + 1] == right:
-                    if twice:
-                        remaining -= 1
-                    if i:
-                        before = word[i - 1] << _SHIFT
-                        pair_counts[before | left] -= times
-                        before |= new_id
-                        pair_counts[before] += times
-                        new_pairs[before].add(index)
-                    word[i : i + 2] = replacement
-                    total_tokens -= times
-                    last -= 1
-                    if i < last:
-                        after = word[i + 1]
-                        pair_counts[right_high | after] -= times
-                        after |= new_high
-                        pair_counts[after] += times
-                        new_pairs[after].add(index)
-                i += 1
+        if flat is None:
+            new_pairs, removed = merge_words(lists, held, counts, left, right, new_id, pair_counts)
+        else:
+            new_pairs, removed = flat.merge(held, counts, left, right, new_id, pair_counts)
+            small = small + 1 if len(held) < VECTOR_HELD else 0
+            if small == FEW_HELD_RUN:  # merges hold few chunks now: lists are quicker
+                lists = queue.words = flat.to_lists()
+                flat = None
+        total_tokens -= removed
         queue.push(new_pairs)
 
         yield Merge(rank, left, right, new_id, token, count, total_tokens, tie)

@@ -1,0 +1,192 @@
+"""The trainer's merge step: in Python over lists, or vectorised over all chunks laid end to end.
+
+`merge_words` is the merge as Hugging Face's `Word::merge` does it, chunk by chunk, left to right.
+Its cost is a few Python steps per occurrence, which is what the early merges of multilingual
+text have most of: the first thousand merge over a million chunks (a UTF-8 lead byte with its
+continuation, a common syllable). `FlatWords` keeps the chunks one after another in one array
+of 4-byte ids while such merges last (a third of the memory of lists), and merges a pair held
+by many chunks in numpy, with the very same result: the same pair counts, tokens and new pairs,
+each new pair's chunks added in the same order (a set's order depends on it, and the queue's on
+that), so the merges and their ties stay those of the Python loop.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import defaultdict
+from collections.abc import Collection, Iterator, MutableMapping, Sequence
+
+import numpy as np
+
+from explorer.core.algorithms.merge_batch import _leftmost, ranges
+from explorer.core.algorithms.pair_queue import SHIFT
+
+NewPairs = dict[int, set[int]]  # the pairs a merge made, with the chunks it made them in, in the order made
+VECTOR_HELD = 400  # chunks a merge must hold to run in numpy (below, its fixed cost outweighs the loop's)
+
+
+def merge_words(words: MutableMapping[int, list[int]] | Sequence[list[int]], held: Collection[int],
+                counts: Sequence[int], left: int, right: int, new_id: int,
+                pair_counts: defaultdict[int, int]) -> tuple[NewPairs, int]:
+    """Merge `left right` into `new_id` in place in the chunks `held`, left to right, updating the
+    neighbours' pair counts exactly as HF's `Word::merge`; the new pairs and how many tokens went."""
+    new_high, right_high, replacement, twice = new_id << SHIFT, right << SHIFT, (new_id,), left == right
+    new_pairs: defaultdict[int, set[int]] = defaultdict(set)
+    removed = 0
+    for index in held:
+        word = words[index]
+        remaining = word.count(left)
+        if not remaining:
+            continue
+        times = counts[index]
+        last = len(word) - 1
+        i = 0
+        while remaining > 0:
+            i = word.index(left, i)
+            remaining -= 1
+            if i < last and word[i + 1] == right:
+                if twice:
+                    remaining -= 1
+                if i:
+                    before = word[i - 1] << SHIFT
+                    pair_counts[before | left] -= times
+                    before |= new_id
+                    pair_counts[before] += times
+                    new_pairs[before].add(index)
+                word[i : i + 2] = replacement
+                removed += times
+                last -= 1
+                if i < last:
+                    after = word[i + 1]
+                    pair_counts[right_high | after] -= times
+                    after |= new_high
+                    pair_counts[after] += times
+                    new_pairs[after].add(index)
+            i += 1
+    return new_pairs, removed
+
+
+class FlatWords:
+    """All chunks as ids one after another (`flat`), each from its own start, `lengths` ids long
+    now and followed by -1 (so no pair of ids spans two chunks); the room merges freed stays at its
+    end. Reads as a sequence of chunks (copies), which is all the pair queue asks of the words."""
+
+    def __init__(self, chunks: Sequence[bytes], counts: Sequence[int]) -> None:
+        lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+        ends = np.cumsum(lengths + 1)
+        flat = np.full(int(ends[-1]) if len(ends) else 0, -1, dtype=np.int32)
+        flat[ranges(ends - lengths - 1, lengths)] = np.frombuffer(b"".join(chunks), dtype=np.uint8)
+        self.flat = array("i", flat.tobytes())
+        self.starts = array("q", (ends - lengths - 1).tobytes())
+        self.lengths = array("q", lengths.tobytes())
+        self.counts = np.array(counts, dtype=np.int64)
+        # numpy views of the same memory: what one side writes the other reads
+        self._flat = np.frombuffer(self.flat, dtype=np.int32)
+        self._starts = np.frombuffer(self.starts, dtype=np.int64)
+        self._lengths = np.frombuffer(self.lengths, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, index: int) -> array[int]:
+        start = self.starts[index]
+        return self.flat[start : start + self.lengths[index]]
+
+    def __iter__(self) -> Iterator[array[int]]:
+        return map(self.__getitem__, range(len(self)))
+
+    def to_lists(self) -> list[list[int]]:
+        """The chunks as lists, the quickest form for the Python loop once merges hold few chunks."""
+        flat = self.flat
+        return [flat[start : start + length].tolist() for start, length in zip(self.starts, self.lengths)]
+
+    def merge(self, held: Collection[int], counts: Sequence[int], left: int, right: int, new_id: int,
+              pair_counts: defaultdict[int, int]) -> tuple[NewPairs, int]:
+        """`merge_words` on these chunks: in numpy when many chunks hold the pair."""
+        if len(held) >= VECTOR_HELD:
+            return self._merge_vectorised(held, left, right, new_id, pair_counts)
+        words = {index: self[index].tolist() for index in held}
+        result = merge_words(words, held, counts, left, right, new_id, pair_counts)
+        flat, starts, lengths = self.flat, self.starts, self.lengths
+        for index, word in words.items():
+            size = len(word)
+            if size != lengths[index]:
+                start = starts[index]
+                flat[start : start + size] = array("i", word)
+                flat[start + size] = -1
+                lengths[index] = size
+        return result
+
+    def _merge_vectorised(self, held: Collection[int], left: int, right: int, new_id: int,
+                          pair_counts: defaultdict[int, int]) -> tuple[NewPairs, int]:
+        """The merge of all chunks `held` at once. Chunk by chunk the loop merges at each
+        occurrence in turn, so its neighbour on the left is the new token when the occurrence
+        just before (two ids back) merged too; on the right it is still as it was."""
+        chunk = (np.frombuffer(held, dtype=np.int32) if isinstance(held, array)
+                 else np.fromiter(held, dtype=np.int32, count=len(held))).astype(np.int64)
+        starts, lengths = self._starts[chunk], self._lengths[chunk]
+        places = ranges(starts, lengths + 1)  # each chunk and its -1
+        ids = self._flat[places]
+        at = np.flatnonzero(ids[:-1] == left)
+        at = at[ids[at + 1] == right]
+        if left == right:  # a a a: the loop merges the first two, then looks on after them
+            at = _leftmost(at)
+        if not len(at):
+            return {}, 0
+        mine = np.searchsorted(np.cumsum(lengths + 1), at, "right")  # which of `chunk` each is in
+        times = self.counts[chunk[mine]]
+        has_before, has_after = ids[at - 1] >= 0, ids[at + 2] >= 0  # (ids[-1] is the last chunk's -1)
+        follows = np.zeros(len(at), dtype=bool)  # the occurrence just before merged too
+        follows[1:] = at[1:] - at[:-1] == 2
+        b = np.where(follows, new_id, ids[at - 1])[has_before].astype(np.int64)
+        a = ids[at + 2][has_after].astype(np.int64)
+        tb, ta = times[has_before], times[has_after]
+        # The pair counts, summed by the neighbour on each side (float64 sums are exact below 2 ** 53).
+        for side, weights, on_the_left in ((b, tb, True), (a, ta, False)):
+            sums = np.bincount(side, weights=weights)
+            for neighbour, total in zip(np.flatnonzero(sums).tolist(), sums[sums != 0].astype(np.int64).tolist()):
+                if on_the_left:
+                    pair_counts[neighbour << SHIFT | left] -= total
+                    pair_counts[neighbour << SHIFT | new_id] += total
+                else:
+                    pair_counts[right << SHIFT | neighbour] -= total
+                    pair_counts[new_id << SHIFT | neighbour] += total
+        new_pairs = self._new_pairs(b, a, new_id, chunk[mine], has_before, has_after)
+        # Write back: the new token where each pair began, the chunks closed up over its right half.
+        ids[at] = new_id
+        keep = np.ones(len(ids), dtype=bool)
+        keep[at + 1] = False
+        left_now = lengths - np.bincount(mine, minlength=len(chunk))
+        self._flat[ranges(starts, left_now + 1)] = ids[keep]
+        self._lengths[chunk] = left_now
+        return new_pairs, int(times.sum())
+
+    @staticmethod
+    def _new_pairs(before: np.ndarray, after: np.ndarray, new_id: int, chunks: np.ndarray,
+                   has_before: np.ndarray, has_after: np.ndarray) -> NewPairs:
+        """The new pairs (`before` new, new `after`) in the order the loop first makes each, with
+        their chunks in the order it adds them: occurrence by occurrence, left pair first."""
+        # Each pair as a small key: `before` ids, then `after` ids past them; (new, new) on either side is one.
+        width = int(max(before.max(initial=0), after.max(initial=0), new_id)) + 1
+        key = np.full((len(chunks), 2), -1, dtype=np.int64)
+        key[has_before, 0] = np.where(before == new_id, 2 * width, before)
+        key[has_after, 1] = np.where(after == new_id, 2 * width, width + after)
+        key = key.ravel()  # in the loop's order
+        owners = np.repeat(chunks, 2)[key >= 0]
+        key = key[key >= 0]
+        step = np.arange(len(key))
+        ordered = np.sort(key * len(key) + step)  # by pair, then step (np.argsort is slower)
+        key, step = ordered // len(key), ordered % len(key)
+        owners = owners[step]
+        # A chunk's occurrences come one after another, so its repeats of a pair are neighbours here.
+        group = np.diff(key, prepend=-1) != 0
+        fresh = group | (np.diff(owners, prepend=-1) != 0)
+        key, owners, step, group = key[fresh], owners[fresh], step[fresh], group[fresh]
+        firsts = np.flatnonzero(group)
+        order = np.argsort(step[firsts])  # steps are distinct
+        begins, ends = firsts[order].tolist(), np.append(firsts[1:], len(key))[order].tolist()
+        codes = key[firsts][order]
+        codes = np.where(codes < width, codes << SHIFT | new_id,
+                         np.where(codes < 2 * width, new_id << SHIFT | (codes - width), new_id << SHIFT | new_id))
+        owner_list = owners.tolist()
+        return {code: set(owner_list[begin:end]) for code, begin, end in zip(codes.tolist(), begins, ends)}
