@@ -1,4 +1,4 @@
-"""The vectorised merge (`FlatWords`) against the Python loop (`merge_words`): the same words,
+"""The vectorised merge against the Python loop (`FlatWords`, in place): the same words,
 pair counts, tokens removed and new pairs (in the same order, each set built in the same order),
 so training gives the same merges, counts, totals and ties whichever path runs."""
 
@@ -10,8 +10,7 @@ from collections import defaultdict
 import pytest
 
 import explorer.core.algorithms.flat_words as flat_words
-import explorer.core.algorithms.train as train_module
-from explorer.core.algorithms.flat_words import FlatWords, merge_words
+from explorer.core.algorithms.flat_words import FlatWords
 from explorer.core.algorithms.train import BpeTrainer, Merge, _byte_pairs
 from tests.hf_reference import hf_train_merges
 
@@ -26,10 +25,8 @@ def random_lines(seed: int, lines: int = 400) -> list[str]:
 
 def learn(lines: list[str], vocab_size: int, rules: str, pattern: str, vectorised: bool,
           monkeypatch: pytest.MonkeyPatch) -> list[Merge]:
-    """Train with every merge vectorised (and never lists), or none of them."""
+    """Train with every merge vectorised, or none of them."""
     monkeypatch.setattr(flat_words, "VECTOR_HELD", 1 if vectorised else 10**9)
-    monkeypatch.setattr(train_module, "VECTOR_HELD", 1 if vectorised else 10**9)
-    monkeypatch.setattr(train_module, "FEW_HELD_RUN", 10**9 if vectorised else 1)
     trainer = BpeTrainer(vocab_size, pattern, rules=rules, explain_ties=True)  # type: ignore[arg-type]
     if rules == "minbpe":
         trainer.add_text("".join(lines))
@@ -58,21 +55,36 @@ def test_vectorised_training_matches_hugging_face(monkeypatch: pytest.MonkeyPatc
     assert ours == hf_train_merges(lines, 600, "cl100k")
 
 
-def merge_both(chunks: list[bytes], counts: list[int], steps: list[tuple[int, int, int, list[int]]]
-               ) -> None:
-    """Run the same merges on lists (the loop) and on FlatWords (vectorised), comparing each step."""
-    lists = [list(chunk) for chunk in chunks]
-    flat = FlatWords(chunks, counts)
-    counts_lists, _, _ = _byte_pairs(chunks, counts)
-    counts_flat = defaultdict(int, counts_lists)
+def plain_merge(word: list[int], left: int, right: int, new_id: int) -> list[int]:
+    """Left to right, without overlaps: the obvious way."""
+    out: list[int] = []
+    i = 0
+    while i < len(word):
+        if i + 1 < len(word) and word[i] == left and word[i + 1] == right:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return out
+
+
+def merge_both(chunks: list[bytes], counts: list[int], steps: list[tuple[int, int, int, list[int]]]) -> None:
+    """Run the same merges in the Python loop and vectorised, comparing them after each step."""
+    plain = [list(chunk) for chunk in chunks]
+    loop, vectorised = FlatWords(chunks, counts), FlatWords(chunks, counts)
+    counts_loop, _, _ = _byte_pairs(chunks, counts)
+    counts_vectorised = defaultdict(int, counts_loop)
     for left, right, new_id, held in steps:
-        expected = merge_words(lists, held, counts, left, right, new_id, counts_lists)
-        got = flat._merge_vectorised(held, left, right, new_id, counts_flat)
+        expected = loop._merge_in_place(held, counts, left, right, new_id, counts_loop)
+        got = vectorised._merge_vectorised(held, left, right, new_id, counts_vectorised)
+        for index in held:
+            plain[index] = plain_merge(plain[index], left, right, new_id)
         assert got[1] == expected[1]  # tokens removed
         assert [(pair, list(chunks)) for pair, chunks in got[0].items()] == \
             [(pair, list(chunks)) for pair, chunks in expected[0].items()]  # order too
-        assert {p: c for p, c in counts_flat.items() if c} == {p: c for p, c in counts_lists.items() if c}
-        assert [list(word) for word in flat] == lists
+        assert {p: c for p, c in counts_vectorised.items() if c} == {p: c for p, c in counts_loop.items() if c}
+        assert [list(word) for word in vectorised] == [list(word) for word in loop] == plain
 
 
 def test_runs_of_one_token_merge_two_by_two_from_the_left() -> None:

@@ -1,20 +1,20 @@
-"""The trainer's merge step: in Python over lists, or vectorised over all chunks laid end to end.
+"""The trainer's chunks as ids laid end to end, and the merge step over them, in Python or numpy.
 
-`merge_words` is the merge as Hugging Face's `Word::merge` does it, chunk by chunk, left to right.
-Its cost is a few Python steps per occurrence, which is what the early merges of multilingual
-text have most of: the first thousand merge over a million chunks (a UTF-8 lead byte with its
-continuation, a common syllable). `FlatWords` keeps the chunks one after another in one array
-of 4-byte ids while such merges last (a third of the memory of lists), and merges a pair held
-by many chunks in numpy, with the very same result: the same pair counts, tokens and new pairs,
-each new pair's chunks added in the same order (a set's order depends on it, and the queue's on
-that), so the merges and their ties stay those of the Python loop.
+A merge replaces `left right` by the new id in the chunks that hold it, left to right, as Hugging
+Face's `Word::merge` does, and updates the counts of the pairs beside each occurrence. Chunk by
+chunk in Python that costs a few steps per occurrence, which is where the early merges of
+multilingual text go: the first thousand visit over a million chunks (a UTF-8 lead byte with its
+continuation, a common syllable). A merge held by many chunks runs in numpy instead, with the
+very same result: the same pair counts, ids and new pairs, each new pair's chunks added in the
+same order (a set's order depends on it, and the queue's on that), so merges and ties are those
+of the loop. One array of 4-byte ids costs a third of the memory of a list of ints per chunk.
 """
 
 from __future__ import annotations
 
 from array import array
 from collections import defaultdict
-from collections.abc import Collection, Iterator, MutableMapping, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 import numpy as np
 
@@ -23,47 +23,6 @@ from explorer.core.algorithms.pair_queue import SHIFT
 
 NewPairs = dict[int, set[int]]  # the pairs a merge made, with the chunks it made them in, in the order made
 VECTOR_HELD = 400  # chunks a merge must hold to run in numpy (below, its fixed cost outweighs the loop's)
-
-
-def merge_words(words: MutableMapping[int, list[int]] | Sequence[list[int]], held: Collection[int],
-                counts: Sequence[int], left: int, right: int, new_id: int,
-                pair_counts: defaultdict[int, int]) -> tuple[NewPairs, int]:
-    """Merge `left right` into `new_id` in place in the chunks `held`, left to right, updating the
-    neighbours' pair counts exactly as HF's `Word::merge`; the new pairs and how many tokens went."""
-    new_high, right_high, replacement, twice = new_id << SHIFT, right << SHIFT, (new_id,), left == right
-    new_pairs: defaultdict[int, set[int]] = defaultdict(set)
-    removed = 0
-    for index in held:
-        word = words[index]
-        remaining = word.count(left)
-        if not remaining:
-            continue
-        times = counts[index]
-        last = len(word) - 1
-        i = 0
-        while remaining > 0:
-            i = word.index(left, i)
-            remaining -= 1
-            if i < last and word[i + 1] == right:
-                if twice:
-                    remaining -= 1
-                if i:
-                    before = word[i - 1] << SHIFT
-                    pair_counts[before | left] -= times
-                    before |= new_id
-                    pair_counts[before] += times
-                    new_pairs[before].add(index)
-                word[i : i + 2] = replacement
-                removed += times
-                last -= 1
-                if i < last:
-                    after = word[i + 1]
-                    pair_counts[right_high | after] -= times
-                    after |= new_high
-                    pair_counts[after] += times
-                    new_pairs[after].add(index)
-            i += 1
-    return new_pairs, removed
 
 
 class FlatWords:
@@ -95,27 +54,59 @@ class FlatWords:
     def __iter__(self) -> Iterator[array[int]]:
         return map(self.__getitem__, range(len(self)))
 
-    def to_lists(self) -> list[list[int]]:
-        """The chunks as lists, the quickest form for the Python loop once merges hold few chunks."""
-        flat = self.flat
-        return [flat[start : start + length].tolist() for start, length in zip(self.starts, self.lengths)]
-
     def merge(self, held: Collection[int], counts: Sequence[int], left: int, right: int, new_id: int,
               pair_counts: defaultdict[int, int]) -> tuple[NewPairs, int]:
-        """`merge_words` on these chunks: in numpy when many chunks hold the pair."""
+        """Merge `left right` into `new_id` in the chunks `held`, left to right, updating the
+        neighbours' pair counts exactly as HF's `Word::merge`; the new pairs and how many tokens went.
+        In numpy when many chunks hold the pair."""
         if len(held) >= VECTOR_HELD:
             return self._merge_vectorised(held, left, right, new_id, pair_counts)
-        words = {index: self[index].tolist() for index in held}
-        result = merge_words(words, held, counts, left, right, new_id, pair_counts)
+        return self._merge_in_place(held, counts, left, right, new_id, pair_counts)
+
+    def _merge_in_place(self, held: Collection[int], counts: Sequence[int], left: int, right: int, new_id: int,
+                        pair_counts: defaultdict[int, int]) -> tuple[NewPairs, int]:
+        """The merge chunk by chunk in Python, in place in `flat` (as quick as lists of ints, and a
+        third of their memory): this loop is where training on prose spends its time."""
         flat, starts, lengths = self.flat, self.starts, self.lengths
-        for index, word in words.items():
-            size = len(word)
-            if size != lengths[index]:
-                start = starts[index]
-                flat[start : start + size] = array("i", word)
-                flat[start + size] = -1
-                lengths[index] = size
-        return result
+        new_high, right_high, twice = new_id << SHIFT, right << SHIFT, left == right
+        new_pairs: defaultdict[int, set[int]] = defaultdict(set)
+        removed = 0
+        index_of = flat.index
+        for index in held:
+            start = starts[index]
+            end = start + lengths[index]
+            remaining = flat[start:end].count(left)
+            if not remaining:
+                continue
+            times = counts[index]
+            last = end - 1
+            i = start
+            while remaining > 0:
+                i = index_of(left, i, end)
+                remaining -= 1
+                if i < last and flat[i + 1] == right:
+                    if twice:
+                        remaining -= 1
+                    if i > start:
+                        before = flat[i - 1] << SHIFT
+                        pair_counts[before | left] -= times
+                        before |= new_id
+                        pair_counts[before] += times
+                        new_pairs[before].add(index)
+                    flat[i] = new_id
+                    flat[i + 1 : end] = flat[i + 2 : end + 1]  # closes up, the -1 after the chunk too
+                    removed += times
+                    end -= 1
+                    last -= 1
+                    if i < last:
+                        after = flat[i + 1]
+                        pair_counts[right_high | after] -= times
+                        after |= new_high
+                        pair_counts[after] += times
+                        new_pairs[after].add(index)
+                i += 1
+            lengths[index] = end - start
+        return new_pairs, removed
 
     def _merge_vectorised(self, held: Collection[int], left: int, right: int, new_id: int,
                           pair_counts: defaultdict[int, int]) -> tuple[NewPairs, int]:

@@ -38,7 +38,7 @@ from typing import Literal
 import numpy as np
 
 from explorer.core.algorithms.bytelevel import from_chars, hf_byte_order
-from explorer.core.algorithms.flat_words import VECTOR_HELD, FlatWords, merge_words
+from explorer.core.algorithms.flat_words import FlatWords
 from explorer.core.algorithms.pair_queue import MASK as _MASK, SHIFT as _SHIFT, FirstSeenQueue, HfQueue, Tie
 from explorer.core.errors import TrainingError
 from explorer.core.pretokenization.pretokenize import Pretokenizer
@@ -46,7 +46,6 @@ from explorer.core.pretokenization.pretokenize import Pretokenizer
 BYTE_VOCAB = 256
 BATCH_PIECES = 1 << 14  # pieces counted at once
 PAIR_BATCH_BYTES = 1 << 20  # bytes of distinct chunks whose pairs are indexed at once
-FEW_HELD_RUN = 64  # merges in a row holding fewer than VECTOR_HELD chunks, after which words become lists
 LONG_TEXT = 1 << 16  # characters; a longer text is split into windows to count its chunks
 Rules = Literal["hf", "minbpe"]
 RULES: dict[str, str] = {
@@ -281,10 +280,9 @@ def _learn_merges(chunks: list[bytes], counts: list[int], vocab: list[bytes], vo
     special tokens not in it yet make `vocab_size` tokens; `pairs` is their pair index (`_byte_pairs`).
 
     `chunks` must be in the order first seen: the "minbpe" rules break ties by it. They are emptied:
-    from here on they are ids, first `FlatWords`, then lists once merges hold few chunks.
+    from here on they are ids (`FlatWords`).
     """
-    flat: FlatWords | None = FlatWords(chunks, counts)  # until merges hold few chunks; then `lists`
-    lists: list[list[int]] = []  # quicker in Python
+    words = FlatWords(chunks, counts)
     chunks.clear()
     # Tie-break keys ("hf" rules): special tokens first (negative), then bytes in Hugging Face's
     # code-point order, then new tokens by id (always larger).
@@ -300,11 +298,10 @@ def _learn_merges(chunks: list[bytes], counts: list[int], vocab: list[bytes], vo
     pair_counts, where, total_tokens = pairs
 
     # Each queue entry carries the chunks it will merge in, as in trainer.rs.
-    queue = (FirstSeenQueue if rules == "minbpe" else HfQueue)(pair_counts, where, key, flat, vocab, explain_ties)
+    queue = (FirstSeenQueue if rules == "minbpe" else HfQueue)(pair_counts, where, key, words, vocab, explain_ties)
     del where
     fresh_ids = rules == "minbpe"  # the tutorials give every merge its own id, even for bytes seen before
 
-    small = 0  # merges in a row that held few chunks
     rank = 0
     while len(vocab) + pending < vocab_size:
         best = queue.pop()
@@ -324,14 +321,7 @@ def _learn_merges(chunks: list[bytes], counts: list[int], vocab: list[bytes], vo
                 pending -= 1
             else:
                 key.append(new_id)
-        if flat is None:
-            new_pairs, removed = merge_words(lists, held, counts, left, right, new_id, pair_counts)
-        else:
-            new_pairs, removed = flat.merge(held, counts, left, right, new_id, pair_counts)
-            small = small + 1 if len(held) < VECTOR_HELD else 0
-            if small == FEW_HELD_RUN:  # merges hold few chunks now: lists are quicker
-                lists = queue.words = flat.to_lists()
-                flat = None
+        new_pairs, removed = words.merge(held, counts, left, right, new_id, pair_counts)
         total_tokens -= removed
         queue.push(new_pairs)
 
