@@ -32,10 +32,12 @@ class FlatWords:
 
     def __init__(self, chunks: Sequence[bytes], counts: Sequence[int]) -> None:
         lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
-        ends = np.cumsum(lengths + 1)
-        flat = np.full(int(ends[-1]) if len(ends) else 0, -1, dtype=np.int32)
-        flat[ranges(ends - lengths - 1, lengths)] = np.frombuffer(b"".join(chunks), dtype=np.uint8)
-        self.flat = array("i", flat.tobytes())
+        ends = np.cumsum(lengths + 1)  # each chunk's -1
+        flat = np.frombuffer(b"\0".join(chunks) + b"\0", dtype=np.uint8).astype(np.int32)
+        flat[ends - 1] = -1
+        self.flat = array("i")
+        self.flat.frombytes(memoryview(flat).cast("B"))  # no copy in between
+        del flat
         self.starts = array("q", (ends - lengths - 1).tobytes())
         self.lengths = array("q", lengths.tobytes())
         self.counts = np.array(counts, dtype=np.int64)
