@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 SHIFT = 21  # a pair (left, right) is the int left << SHIFT | right: cheaper to hash than a tuple
@@ -40,6 +40,7 @@ SLOT_MASK, FIELD_MASK = (1 << SLOT_BITS) - 1, (1 << FIELD) - 1
 KEYS = ((1 << 2 * FIELD) - 1) << KEY_2_AT  # the order keys' bits
 KEY_OFFSET = 1 << SHIFT  # "hf" order keys are ids, or negative for special tokens: shifted to be positive
 Held = Collection[int]  # the chunks an entry will merge in (an array; a set for "minbpe", which prunes it)
+Words = Sequence[Sequence[int]]  # the ids of each chunk (the trainer's FlatWords)
 
 
 def pack(count: int, key_1: int, key_2: int, serial: int, slot: int, pair: int) -> int:
@@ -78,7 +79,7 @@ def split(pair: int) -> tuple[int, int]:
     return pair >> SHIFT, pair & MASK
 
 
-def first_occurrence(pair: int, chunks: set[int], words: list[list[int]], vocab: list[bytes],
+def first_occurrence(pair: int, chunks: set[int], words: Words, vocab: list[bytes],
                      prune: bool = False, known: int = -1) -> tuple[int, int] | None:
     """(chunk index, byte offset in the chunk) of the pair's first occurrence among `chunks`.
 
@@ -103,7 +104,7 @@ def first_occurrence(pair: int, chunks: set[int], words: list[list[int]], vocab:
     return None
 
 
-def _first_chunk(pair: int, chunks: Held, words: list[list[int]]) -> int:
+def _first_chunk(pair: int, chunks: Held, words: Words) -> int:
     """The index of the first chunk among `chunks` that holds `pair` (len(words) if none does)."""
     left, right = split(pair)
     index = min(chunks)
@@ -125,7 +126,7 @@ def _smallest_first(chunks: set[int]) -> Iterator[int]:
         chunks.discard(index)
 
 
-def _find(word: list[int], left: int, right: int) -> int:
+def _find(word: Sequence[int], left: int, right: int) -> int:
     """The first position where `left` is followed by `right`, or -1."""
     i, last = 0, len(word) - 1
     try:
@@ -142,7 +143,7 @@ class HfQueue:
     """Most frequent first; ties to the smaller pair of ids in Hugging Face's id space (`key`)."""
 
     def __init__(self, pair_counts: dict[int, int], where: dict[int, Held], key: list[int],
-                 words: list[list[int]], vocab: list[bytes], explain: bool = False) -> None:
+                 words: Words, vocab: list[bytes], explain: bool = False) -> None:
         self.pair_counts, self.key, self.words, self.vocab = pair_counts, key, words, vocab
         self.explain = explain  # also find the pair the other rule picks in a tie (a scan per tied pair)
         self.tie_limit = TIE_LIMIT if explain else QUICK_TIE_LIMIT
@@ -318,7 +319,7 @@ class FirstSeenQueue(HfQueue):
     """
 
     def __init__(self, pair_counts: dict[int, int], where: dict[int, Held], key: list[int],
-                 words: list[list[int]], vocab: list[bytes], explain: bool = True) -> None:
+                 words: Words, vocab: list[bytes], explain: bool = True) -> None:
         first: dict[int, tuple[int, int]] = {}
         for index, word in enumerate(words):  # bytes still: an offset is a position
             for position in range(len(word) - 1):

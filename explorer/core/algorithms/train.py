@@ -29,6 +29,7 @@ Training yields one `Merge` record per merge, so callers can stream, step, pause
 
 from __future__ import annotations
 
+import ctypes
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -38,6 +39,7 @@ from typing import Literal
 import numpy as np
 
 from explorer.core.algorithms.bytelevel import from_chars, hf_byte_order
+from explorer.core.algorithms.flat_words import FlatWords
 from explorer.core.algorithms.pair_queue import MASK as _MASK, SHIFT as _SHIFT, FirstSeenQueue, HfQueue, Tie
 from explorer.core.errors import TrainingError
 from explorer.core.pretokenization.pretokenize import Pretokenizer
@@ -183,10 +185,8 @@ class BpeTrainer:
         chunks = [chunk.encode("utf-8") for chunk in self.chunk_counts]
         counts = list(self.chunk_counts.values())
         pairs = _byte_pairs(chunks, counts)
-        words = [list(chunk) for chunk in chunks]
-        del chunks
         vocab = [bytes([b]) for b in range(BYTE_VOCAB)]
-        yield from _learn_merges(words, counts, vocab, self.vocab_size, self.special_tokens, self.rules,
+        yield from _learn_merges(chunks, counts, vocab, self.vocab_size, self.special_tokens, self.rules,
                                  self.explain_ties, pairs)
 
 
@@ -274,14 +274,27 @@ def _index_pairs(chunks: list[bytes], first: int, last: int, lengths: np.ndarray
         held.frombytes(holders[start * 4 : end * 4])
 
 
-def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes], vocab_size: int,
+def release_freed_memory() -> None:
+    """Give the memory freed by training back to the system (glibc keeps it otherwise, as the
+    numpy scratch pushed its threshold for doing so up): a run that then saves its tokenizer would
+    reach a higher peak in saving than in training. Elsewhere than glibc, nothing to do."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # no C library to load, or not glibc
+        pass
+
+
+def _learn_merges(chunks: list[bytes], counts: list[int], vocab: list[bytes], vocab_size: int,
                   special_tokens: Sequence[str], rules: Rules, explain_ties: bool, pairs: PairIndex
                   ) -> Iterator[Merge]:
-    """The merge loop over distinct chunks `words` occurring `counts` times, until `vocab` and the
+    """The merge loop over distinct `chunks` occurring `counts` times, until `vocab` and the
     special tokens not in it yet make `vocab_size` tokens; `pairs` is their pair index (`_byte_pairs`).
 
-    `words` must be in the order the chunks were first seen: the "minbpe" rules break ties by it.
+    `chunks` must be in the order first seen: the "minbpe" rules break ties by it. They are emptied:
+    from here on they are ids (`FlatWords`).
     """
+    words = FlatWords(chunks, counts)
+    chunks.clear()
     # Tie-break keys ("hf" rules): special tokens first (negative), then bytes in Hugging Face's
     # code-point order, then new tokens by id (always larger).
     key = list(hf_byte_order())
@@ -319,45 +332,14 @@ def _learn_merges(words: list[list[int]], counts: list[int], vocab: list[bytes],
                 pending -= 1
             else:
                 key.append(new_id)
-        new_high, right_high, replacement, twice = new_id << _SHIFT, right << _SHIFT, (new_id,), left == right
-
-        # Merge in place, left to right, updating neighbour pairs exactly as HF's `Word::merge`
-        # does. Inlined: this loop is where training spends its time.
-        new_pairs: defaultdict[int, set[int]] = defaultdict(set)
-        for index in held:
-            word = words[index]
-            remaining = word.count(left)
-            if not remaining:
-                continue
-            times = counts[index]
-            last = len(word) - 1
-            i = 0
-            while remaining > 0:
-                i = word.index(left, i)
-                remaining -= 1
-                if i < last and word[i + 1] == right:
-                    if twice:
-                        remaining -= 1
-                    if i:
-                        before = word[i - 1] << _SHIFT
-                        pair_counts[before | left] -= times
-                        before |= new_id
-                        pair_counts[before] += times
-                        new_pairs[before].add(index)
-                    word[i : i + 2] = replacement
-                    total_tokens -= times
-                    last -= 1
-                    if i < last:
-                        after = word[i + 1]
-                        pair_counts[right_high | after] -= times
-                        after |= new_high
-                        pair_counts[after] += times
-                        new_pairs[after].add(index)
-                i += 1
+        new_pairs, removed = words.merge(held, counts, left, right, new_id, pair_counts)
+        total_tokens -= removed
         queue.push(new_pairs)
 
         yield Merge(rank, left, right, new_id, token, count, total_tokens, tie)
         rank += 1
+    del queue, words, pair_counts, id_of, key
+    release_freed_memory()  # before whatever comes next, say saving the tokenizer, asks for more
 
 
 def train(
