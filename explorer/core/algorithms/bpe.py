@@ -7,10 +7,13 @@ most chunks repeat ("the" occurs a million times), which makes pure Python fast 
 
 from __future__ import annotations
 
+import gc
 import heapq
-from itertools import chain, compress, repeat
+from collections import defaultdict
+from itertools import chain, compress, islice, repeat
 from operator import is_, is_not, not_
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -108,16 +111,18 @@ def _longest_literal(words: Iterable[str]) -> str:
     return spelt(trie)
 
 
-class _ChunkCache(dict[str, tuple[int, ...]]):
-    """chunk -> ids; a missing chunk is encoded on first use, so lookups stay in C."""
+class _ChunkCache(defaultdict[str, Sequence[int]]):
+    """chunk -> ids (a tuple). A chunk not seen before gets an empty list at once (in C, no
+    Python call), which `BPE._fill` fills when its batch has been looked up: so a batch is looked
+    up in one C-level pass, and its new chunks, the last keys in the dict's order, are encoded
+    together. The cache then keeps a tuple: its ids lie in it, one memory read fewer than a list's."""
 
-    def __init__(self, encode_bytes: Callable[[bytes], list[int]]) -> None:
-        super().__init__()
-        self._encode_bytes = encode_bytes
+    def __init__(self) -> None:
+        super().__init__(list)
 
-    def __missing__(self, chunk: str) -> tuple[int, ...]:
-        ids = self[chunk] = tuple(self._encode_bytes(chunk.encode("utf-8")))
-        return ids
+    def newest(self, count: int) -> list[str]:
+        """The last `count` chunks added."""
+        return list(islice(reversed(self), count))
 
 
 class BPE(Tokenizer):
@@ -164,7 +169,7 @@ class BPE(Tokenizer):
             if specials_may_share:
                 shared.add(token_id)
         self.ignore_merges = ignore_merges
-        self._cache = _ChunkCache(self.encode_bytes)
+        self._cache = _ChunkCache()
 
     def _set_bytes(self, token_id: int, data: bytes) -> None:
         if len(self.vocab) <= token_id:
@@ -245,6 +250,10 @@ class BPE(Tokenizer):
         >>> BPE([(97, 116, 256)], "gpt2").encode("cat")
         [99, 256]
         """
+        with _collector_paused():
+            return self._encode(text, special)
+
+    def _encode(self, text: str, special: SpecialMode) -> list[int]:
         out: list[int] = []
         cache = self._cache
         for _, segment, special_id in self.special.segments(text, special):
@@ -254,9 +263,10 @@ class BPE(Tokenizer):
             for pieces in self._batches(segment):
                 if len(cache) > _CACHE_LIMIT:
                     cache.clear()
-                found = list(map(cache.get, pieces))
-                if None in found:
-                    self._fill(found, pieces)
+                known = len(cache)
+                found = list(map(cache.__getitem__, pieces))  # a new chunk: an empty list, for now
+                if len(cache) > known:
+                    self._fill(cache.newest(len(cache) - known))
                 out.extend(chain.from_iterable(found))
         return out
 
@@ -271,41 +281,54 @@ class BPE(Tokenizer):
         if batch:
             yield batch
 
-    def _fill(self, found: list[tuple[int, ...] | None], pieces: list[str]) -> None:
-        """Fill in the ids of the chunks the cache has not seen (None in `found`)."""
-        missing = list(compress(range(len(pieces)), map(is_, found, repeat(None))))
-        self._learn(set(map(pieces.__getitem__, missing)))
+    def _fill(self, new: list[str]) -> None:
+        """Encode the `new` chunks into the empty lists the cache gave them (and keep them in
+        the cache as tuples): together in numpy when they are many (a cold cache; see
+        merge_batch), else one by one."""
         cache = self._cache
-        for index in missing:  # (a few thousand a batch, even on a cold cache)
-            found[index] = cache[pieces[index]]  # a chunk `_learn` left out is merged here
+        try:
+            slots = list(map(cache.__getitem__, new))
+            data = list(map(str.encode, new))
+            if len(new) < _MANY or not self._merges_together():
+                self._store(new, slots, list(map(tuple, map(self.encode_bytes, data))))
+            else:
+                self._learn(new, slots, data)
+        except BaseException:  # (a lone surrogate, an interrupt): no empty list may stay behind
+            list(map(cache.pop, new))
+            raise
+
+    def _store(self, chunks: Iterable[str], slots: Iterable[list[int]], ids: list[tuple[int, ...]]) -> None:
+        """The ids of new chunks: into their slots (for the batch that met them) and the cache."""
+        list(map(list.extend, slots, ids))
+        self._cache.update(zip(chunks, ids))
 
     def _merges_together(self) -> bool:
         """Whether `_learn` gives `encode_bytes`'s ids: a subclass with a merge rule of its own
         keeps it, chunk by chunk, unless it says its `_batch_tables` follow that rule."""
         return type(self).encode_bytes is BPE.encode_bytes
 
-    def _learn(self, new: set[str]) -> None:
-        """Put `new` chunks into the cache when they are many (a cold cache), merged in numpy all
-        at once (see merge_batch): one by one, each costs microseconds. Those that are a token
-        whole (`ignore_merges`) come from the vocabulary."""
-        if len(new) < _MANY or not self._merges_together():
-            return
+    def _learn(self, chunks: list[str], slots: list[list[int]], data: list[bytes]) -> None:
+        """Merge many chunks (`data`) in numpy all at once: one by one, each costs microseconds.
+        Those that are a token whole (`ignore_merges`) come from the vocabulary, the rare long
+        ones from the one-chunk merge loop."""
         from explorer.core.algorithms.merge_batch import merge_chunks  # numpy: imported when first needed
 
-        cache = self._cache
-        chunks = list(new)
-        data = list(map(str.encode, chunks))
         if self.ignore_merges:
             tokens = list(map(self._whole_tokens.get, data))
             whole = list(map(is_not, tokens, repeat(None)))
-            cache.update(zip(compress(chunks, whole), zip(compress(tokens, whole))))  # chunk -> (token,)
-            merging = list(map(not_, whole))
-            chunks, data = list(compress(chunks, merging)), list(compress(data, merging))
+            self._store(compress(chunks, whole), compress(slots, whole), list(zip(compress(tokens, whole))))
+            merging = list(map(is_, tokens, repeat(None)))
+            chunks, slots, data = list(compress(chunks, merging)), list(compress(slots, merging)), \
+                list(compress(data, merging))
         if max(map(len, data), default=0) > _BATCH_LONGEST:  # rare: leave the long ones to the heap
-            short = [len(chunk_bytes) <= _BATCH_LONGEST for chunk_bytes in data]
-            chunks, data = list(compress(chunks, short)), list(compress(data, short))
+            long = [len(chunk_bytes) > _BATCH_LONGEST for chunk_bytes in data]
+            self._store(compress(chunks, long), compress(slots, long),
+                        [tuple(self.encode_bytes(chunk_bytes)) for chunk_bytes in compress(data, long)])
+            short = list(map(not_, long))
+            chunks, slots, data = list(compress(chunks, short)), list(compress(slots, short)), \
+                list(compress(data, short))
         byte_ids, ranks = self._batch_tables
-        cache.update(zip(chunks, merge_chunks(data, byte_ids, ranks, self._merge)))
+        self._store(chunks, slots, merge_chunks(data, byte_ids, ranks, self._merge))
 
     @cached_property
     def _batch_tables(self) -> tuple[object, object]:
@@ -319,7 +342,10 @@ class BPE(Tokenizer):
 
     def encode_chunk(self, chunk: str) -> tuple[int, ...]:
         """The ids of one pre-tokenized chunk (cached)."""
-        return self._cache[chunk]
+        ids = self._cache.get(chunk)
+        if ids is None:
+            ids = self._cache[chunk] = tuple(self.encode_bytes(chunk.encode("utf-8")))
+        return tuple(ids)
 
     def byte_tokens(self, data: bytes) -> list[int]:
         """The id of each byte of `data`: where every encoding starts."""
@@ -465,3 +491,21 @@ def _replace_pair(ids: list[int], pair: tuple[int, int], new_id: int) -> list[in
             out.append(ids[i])
             i += 1
     return out
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector paused while a text is encoded. On a cold cache, 80,000 new
+    chunks of 10 MB make as many lists and tuples; every 700 new objects started a collection
+    that walked the young ones (and the batch's 65,000 pieces and ids with them), every tenth
+    the older ones, and now and then the whole heap: a third of the cold encode. Encoding makes
+    no reference cycles, and the first collection after it finds whatever there is. (The GUI
+    encodes in blocks, so the pause is short there.)"""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
