@@ -236,3 +236,37 @@ def test_a_chunk_that_is_a_token_is_taken_whole_as_tiktoken_does(tmp_path: Path)
     tokenizer = TiktokenTokenizer.from_file(path, pattern="gpt2")
     assert tokenizer.encode("abcd xbcd") == [257, 32, 120, 256, 100]  # tiktoken's own ids
     assert tokenizer.as_bpe().encode("abcd xbcd") == tokenizer.encode("abcd xbcd")
+
+
+_MIXED = st.sampled_from(["the", " the", "The", " cat", "'s", "'LL", "don't", "123", "4567", " ", "  ", "\n", "\n\n",
+                          "\t", " \n", "\r\n", "...", "!!", " -", "é", "ä", "\xa0", "…", "“", "🎂", "🏳️‍🌈", "न", "नमस्ते",
+                          "中文", "ß", "e\u0301", "\u200d", "\x00", "\x7f", "ＡＢ", "Ǆ", "ⅷ", "٣", "\U0003EA9D"])
+
+
+@settings(max_examples=120, deadline=None)
+@given(name=st.sampled_from(["cl100k_base", "o200k_base", "r50k_base"]),
+       parts=st.lists(st.one_of(_MIXED, st.text(max_size=12)), max_size=120),
+       few=st.sampled_from([1, 32]), batch=st.sampled_from([1, 7, 64]), together=st.sampled_from([1, 5, 1 << 14]),
+       limit=st.sampled_from([3, 1 << 20]))
+def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], few: int, batch: int, together: int,
+                                                   limit: int, reference: dict[str, tiktoken.Encoding]) -> None:
+    """Arbitrary Unicode and byte-heavy text on an empty chunk cache, every new chunk merged in
+    numpy (merge_batch), in small batches that wait for each other's new chunks and a cache
+    that fills up: tiktoken's ids. (On real text these paths need megabytes to be reached.)"""
+    from explorer.core.algorithms import bpe as bpe_module
+    from explorer.core.algorithms import merge_batch
+    from explorer.core.pretokenization.pretokenize import Pretokenizer
+
+    text = "".join(parts)
+    windows = Pretokenizer.iter_pieces
+    bpe = loaded(name).as_bpe()
+    bpe._cache.clear()  # cold
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bpe_module, "_MANY", 1)
+        patch.setattr(bpe_module, "_BATCH", batch)
+        patch.setattr(bpe_module, "_TOGETHER", together)
+        patch.setattr(bpe_module, "_CACHE_LIMIT", limit)
+        patch.setattr(merge_batch, "_FEW", few)
+        patch.setattr(Pretokenizer, "iter_pieces", lambda self, text: windows(self, text, 16))  # many batches
+        assert bpe.encode(text, special="plain") == reference[name].encode_ordinary(text)
+    assert all(isinstance(ids, tuple) and ids for ids in bpe._cache.values())  # no list left unfilled

@@ -30,6 +30,8 @@ _LONG_CHUNK = 48  # bytes; longer chunks use the heap-based merge loop
 _CACHE_LIMIT = 1 << 20
 _BATCH = 1 << 16  # pieces looked up at a time, so that unseen chunks come many at once
 _MANY = 512  # unseen chunks worth merging together in numpy (fewer go one by one)
+_TOGETHER = 1 << 14  # unseen chunks that batches wait for, to be merged in one numpy call
+_WAITING = 8  # batches that may wait for them (their ids: 4 MB)
 _BATCH_LONGEST = 256  # bytes; longer chunks take as many rounds as they have merges: the heap is quicker
 _NEVER = 1 << 62  # the rank of a pair that was never merged
 
@@ -255,20 +257,47 @@ class BPE(Tokenizer):
 
     def _encode(self, text: str, special: SpecialMode) -> list[int]:
         out: list[int] = []
-        cache = self._cache
         for _, segment, special_id in self.special.segments(text, special):
             if special_id is not None:
                 out.append(special_id)
-                continue
-            for pieces in self._batches(segment):
-                if len(cache) > _CACHE_LIMIT:
-                    cache.clear()
-                known = len(cache)
-                found = list(map(cache.__getitem__, pieces))  # a new chunk: an empty list, for now
-                if len(cache) > known:
-                    self._fill(cache.newest(len(cache) - known))
-                out.extend(chain.from_iterable(found))
+            else:
+                self._encode_segment(segment, out)
         return out
+
+    def _encode_segment(self, text: str, out: list[int]) -> None:
+        """Append the ids of `text` (no special tokens) to `out`, a batch of pieces at a time.
+
+        A batch's new chunks get empty lists (see _ChunkCache). The batches that met them wait
+        until _TOGETHER new chunks have come (or _WAITING batches, or the text ends), so that
+        they are merged in fewer, bigger numpy calls (0.03 s less on 10 MB); then the lists are
+        filled and the waiting batches go out.
+        """
+        cache = self._cache
+        waiting: list[list[Sequence[int]]] = []
+        known = len(cache)  # the chunks before the waiting batches
+        for pieces in self._batches(text):
+            if len(cache) > _CACHE_LIMIT:
+                self._flush(waiting, known, out)
+                cache.clear()
+                known = 0
+            found = list(map(cache.__getitem__, pieces))  # a new chunk: an empty list, for now
+            if len(cache) == known and not waiting:
+                out.extend(chain.from_iterable(found))  # (a warm cache)
+                continue
+            waiting.append(found)
+            if len(cache) - known >= _TOGETHER or len(waiting) >= _WAITING:
+                known = self._flush(waiting, known, out)
+        self._flush(waiting, known, out)
+
+    def _flush(self, waiting: list[list[Sequence[int]]], known: int, out: list[int]) -> int:
+        """Encode the new chunks of the `waiting` batches (those after the first `known` of the
+        cache), append the batches' ids to `out`; returns the chunks now known."""
+        if len(self._cache) > known:
+            self._fill(self._cache.newest(len(self._cache) - known))
+        for found in waiting:
+            out.extend(chain.from_iterable(found))
+        waiting.clear()
+        return len(self._cache)
 
     def _batches(self, text: str) -> Iterator[list[str]]:
         """The pieces of `text` in lists of about _BATCH."""
