@@ -10,6 +10,7 @@ import hashlib
 import random
 import shutil
 import tempfile
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -270,3 +271,30 @@ def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], 
         patch.setattr(Pretokenizer, "iter_pieces", lambda self, text: windows(self, text, 16))  # many batches
         assert bpe.encode(text, special="plain") == reference[name].encode_ordinary(text)
     assert all(isinstance(ids, tuple) and ids for ids in bpe._cache.values())  # no list left unfilled
+
+
+def test_a_failed_encode_leaves_no_empty_chunk_behind(reference: dict[str, tiktoken.Encoding]) -> None:
+    """Chunking that fails (a custom pattern's timeout) or a lone surrogate (it has no UTF-8)
+    while batches wait for their new chunks to be merged: none of those chunks may stay in the
+    cache without its ids."""
+    from explorer.core.algorithms import bpe as bpe_module
+    from explorer.core.errors import PatternTimeoutError
+    from explorer.core.pretokenization.pretokenize import Pretokenizer
+
+    windows = Pretokenizer.iter_pieces
+
+    def timing_out(self: Pretokenizer, text: str) -> Iterator[list[str]]:
+        yield from windows(self, text, 16)
+        raise PatternTimeoutError(self.regex, 1.0)
+
+    bpe, theirs = loaded("cl100k_base").as_bpe(), reference["cl100k_base"]
+    words = " ".join(f"w{index}x" for index in range(300))
+    for failing, text, error in [(timing_out, words, PatternTimeoutError),
+                                 (lambda self, text: windows(self, text, 16), words + " \ud800", UnicodeEncodeError)]:
+        bpe._cache.clear()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(bpe_module, "_BATCH", 1)
+            patch.setattr(Pretokenizer, "iter_pieces", failing)  # many batches, then the failure
+            with pytest.raises(error):
+                bpe.encode(text, special="plain")
+        assert bpe.encode(words, special="plain") == theirs.encode_ordinary(words)

@@ -275,19 +275,23 @@ class BPE(Tokenizer):
         cache = self._cache
         waiting: list[list[Sequence[int]]] = []
         known = len(cache)  # the chunks before the waiting batches
-        for pieces in self._batches(text):
-            if len(cache) > _CACHE_LIMIT:
-                self._flush(waiting, known, out)
-                cache.clear()
-                known = 0
-            found = list(map(cache.__getitem__, pieces))  # a new chunk: an empty list, for now
-            if len(cache) == known and not waiting:
-                out.extend(chain.from_iterable(found))  # (a warm cache)
-                continue
-            waiting.append(found)
-            if len(cache) - known >= _TOGETHER or len(waiting) >= _WAITING:
-                known = self._flush(waiting, known, out)
-        self._flush(waiting, known, out)
+        try:
+            for pieces in self._batches(text):
+                if len(cache) > _CACHE_LIMIT:
+                    self._flush(waiting, known, out)
+                    cache.clear()
+                    known = 0
+                found = list(map(cache.__getitem__, pieces))  # a new chunk: an empty list, for now
+                if len(cache) == known and not waiting:
+                    out.extend(chain.from_iterable(found))  # (a warm cache)
+                    continue
+                waiting.append(found)
+                if len(cache) - known >= _TOGETHER or len(waiting) >= _WAITING:
+                    known = self._flush(waiting, known, out)
+            self._flush(waiting, known, out)
+        except BaseException:  # (a lone surrogate, a pattern's timeout, an interrupt)
+            list(map(cache.pop, cache.newest(len(cache) - known)))  # no empty list may stay behind
+            raise
 
     def _flush(self, waiting: list[list[Sequence[int]]], known: int, out: list[int]) -> int:
         """Encode the new chunks of the `waiting` batches (those after the first `known` of the
@@ -314,17 +318,12 @@ class BPE(Tokenizer):
         """Encode the `new` chunks into the empty lists the cache gave them (and keep them in
         the cache as tuples): together in numpy when they are many (a cold cache; see
         merge_batch), else one by one."""
-        cache = self._cache
-        try:
-            slots = list(map(cache.__getitem__, new))
-            data = list(map(str.encode, new))
-            if len(new) < _MANY or not self._merges_together():
-                self._store(new, slots, list(map(tuple, map(self.encode_bytes, data))))
-            else:
-                self._learn(new, slots, data)
-        except BaseException:  # (a lone surrogate, an interrupt): no empty list may stay behind
-            list(map(cache.pop, new))
-            raise
+        slots = list(map(self._cache.__getitem__, new))
+        data = list(map(str.encode, new))
+        if len(new) < _MANY or not self._merges_together():
+            self._store(new, slots, list(map(tuple, map(self.encode_bytes, data))))
+        else:
+            self._learn(new, slots, data)
 
     def _store(self, chunks: Iterable[str], slots: Iterable[list[int]], ids: list[tuple[int, ...]]) -> None:
         """The ids of new chunks: into their slots (for the batch that met them) and the cache."""
