@@ -298,3 +298,48 @@ def test_a_failed_encode_leaves_no_empty_chunk_behind(reference: dict[str, tikto
             with pytest.raises(error):
                 bpe.encode(text, special="plain")
         assert bpe.encode(words, special="plain") == theirs.encode_ordinary(words)
+
+
+def test_threads_sharing_a_cold_cache_get_tiktokens_ids(reference: dict[str, tiktoken.Encoding]) -> None:
+    """Two threads encode with one tokenizer (a worker and the window): neither may meet the
+    other's new chunks before their ids are in, nor add chunks under it. A tiny switch interval
+    makes the threads take turns inside each other's batches."""
+    import sys
+    import threading
+
+    from explorer.core.algorithms import bpe as bpe_module
+    from explorer.core.pretokenization.pretokenize import Pretokenizer
+
+    windows = Pretokenizer.iter_pieces
+    bpe, theirs = loaded("o200k_base").as_bpe(), reference["o200k_base"]
+    bpe._cache.clear()
+    texts = [" ".join(f"{word}{index}" for index in range(2000)) for word in ("left", "right")]
+    results: dict[int, list[int]] = {}
+    interval = sys.getswitchinterval()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bpe_module, "_MANY", 1)
+        patch.setattr(bpe_module, "_BATCH", 1)
+        patch.setattr(Pretokenizer, "iter_pieces", lambda self, text: windows(self, text, 64))
+        sys.setswitchinterval(1e-6)
+        try:
+            threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, bpe.encode(texts[i], "plain")))
+                       for i in range(2)]
+            threads.append(threading.Thread(target=lambda: results.__setitem__(
+                2, [i for piece in bpe.pretokenizer.pieces(texts[0]) for i in bpe.encode_chunk(piece)])))
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:
+            sys.setswitchinterval(interval)
+    assert results[0] == results[2] == theirs.encode_ordinary(texts[0])
+    assert results[1] == theirs.encode_ordinary(texts[1])
+
+
+def test_a_tokenizer_pickles_for_a_child_process() -> None:
+    import pickle
+
+    bpe = loaded("r50k_base").as_bpe()
+    bpe.encode("hello world", "plain")
+    copy = pickle.loads(pickle.dumps(bpe))
+    assert copy.encode("hello world, again", "plain") == bpe.encode("hello world, again", "plain")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import threading
 from collections import defaultdict
 from itertools import chain, compress, islice, repeat
 from operator import is_, is_not, not_
@@ -126,6 +127,9 @@ class _ChunkCache(defaultdict[str, Sequence[int]]):
         """The last `count` chunks added."""
         return list(islice(reversed(self), count))
 
+    def __reduce__(self) -> tuple[object, ...]:  # (defaultdict's passes its factory, which __init__ knows)
+        return type(self), (), None, None, iter(self.items())
+
 
 class BPE(Tokenizer):
     """A byte-level BPE tokenizer: pattern, ordered merges and special tokens.
@@ -172,6 +176,17 @@ class BPE(Tokenizer):
                 shared.add(token_id)
         self.ignore_merges = ignore_merges
         self._cache = _ChunkCache()
+        self._cache_lock = threading.Lock()  # held while a call's new chunks wait unfilled in it
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (for a child process) without the cache's lock, which belongs to this process."""
+        state = self.__dict__.copy()
+        del state["_cache_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._cache_lock = threading.Lock()
 
     def _set_bytes(self, token_id: int, data: bytes) -> None:
         if len(self.vocab) <= token_id:
@@ -272,36 +287,45 @@ class BPE(Tokenizer):
         they are merged in fewer, bigger numpy calls (0.03 s less on 10 MB); then the lists are
         filled and the waiting batches go out.
         """
-        cache = self._cache
+        cache, lock = self._cache, self._cache_lock
         waiting: list[list[Sequence[int]]] = []
-        known = len(cache)  # the chunks before the waiting batches
+        known = 0  # the chunks before the waiting batches
+        held = False  # the lock: another thread must not meet (or add to) this call's empty lists
         try:
             for pieces in self._batches(text):
-                if len(cache) > _CACHE_LIMIT:
-                    self._flush(waiting, known, out)
-                    cache.clear()
-                    known = 0
+                if not held:
+                    held = lock.acquire()
+                    known = len(cache)
+                    if known > _CACHE_LIMIT:
+                        cache.clear()
+                        known = 0
                 found = list(map(cache.__getitem__, pieces))  # a new chunk: an empty list, for now
-                if len(cache) == known and not waiting:
+                if len(cache) > known or waiting:
+                    waiting.append(found)
+                    if len(cache) - known < _TOGETHER and len(waiting) < _WAITING:
+                        continue
+                    self._flush(waiting, known, out)
+                else:
                     out.extend(chain.from_iterable(found))  # (a warm cache)
-                    continue
-                waiting.append(found)
-                if len(cache) - known >= _TOGETHER or len(waiting) >= _WAITING:
-                    known = self._flush(waiting, known, out)
-            self._flush(waiting, known, out)
+                lock.release()
+                held = False
+            if waiting:
+                self._flush(waiting, known, out)
         except BaseException:  # (a lone surrogate, a pattern's timeout, an interrupt)
-            list(map(cache.pop, cache.newest(len(cache) - known)))  # no empty list may stay behind
+            if held:
+                list(map(cache.pop, cache.newest(len(cache) - known)))  # no empty list may stay behind
             raise
+        finally:
+            if held:
+                lock.release()
 
-    def _flush(self, waiting: list[list[Sequence[int]]], known: int, out: list[int]) -> int:
+    def _flush(self, waiting: list[list[Sequence[int]]], known: int, out: list[int]) -> None:
         """Encode the new chunks of the `waiting` batches (those after the first `known` of the
-        cache), append the batches' ids to `out`; returns the chunks now known."""
-        if len(self._cache) > known:
-            self._fill(self._cache.newest(len(self._cache) - known))
+        cache), append the batches' ids to `out`."""
+        self._fill(self._cache.newest(len(self._cache) - known))
         for found in waiting:
             out.extend(chain.from_iterable(found))
         waiting.clear()
-        return len(self._cache)
 
     def _batches(self, text: str) -> Iterator[list[str]]:
         """The pieces of `text` in lists of about _BATCH."""
@@ -371,8 +395,10 @@ class BPE(Tokenizer):
     def encode_chunk(self, chunk: str) -> tuple[int, ...]:
         """The ids of one pre-tokenized chunk (cached)."""
         ids = self._cache.get(chunk)
-        if ids is None:
-            ids = self._cache[chunk] = tuple(self.encode_bytes(chunk.encode("utf-8")))
+        if not ids:  # (an empty list: another thread's encode is about to fill it)
+            ids = tuple(self.encode_bytes(chunk.encode("utf-8")))
+            with self._cache_lock:
+                self._cache.setdefault(chunk, ids)
         return tuple(ids)
 
     def byte_tokens(self, data: bytes) -> list[int]:
