@@ -10,6 +10,7 @@ import hashlib
 import random
 import shutil
 import tempfile
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -236,3 +237,109 @@ def test_a_chunk_that_is_a_token_is_taken_whole_as_tiktoken_does(tmp_path: Path)
     tokenizer = TiktokenTokenizer.from_file(path, pattern="gpt2")
     assert tokenizer.encode("abcd xbcd") == [257, 32, 120, 256, 100]  # tiktoken's own ids
     assert tokenizer.as_bpe().encode("abcd xbcd") == tokenizer.encode("abcd xbcd")
+
+
+_MIXED = st.sampled_from(["the", " the", "The", " cat", "'s", "'LL", "don't", "123", "4567", " ", "  ", "\n", "\n\n",
+                          "\t", " \n", "\r\n", "...", "!!", " -", "é", "ä", "\xa0", "…", "“", "🎂", "🏳️‍🌈", "न", "नमस्ते",
+                          "中文", "ß", "e\u0301", "\u200d", "\x00", "\x7f", "ＡＢ", "Ǆ", "ⅷ", "٣", "\U0003EA9D"])
+
+
+@settings(max_examples=120, deadline=None)
+@given(name=st.sampled_from(["cl100k_base", "o200k_base", "r50k_base"]),
+       parts=st.lists(st.one_of(_MIXED, st.text(max_size=12)), max_size=120),
+       few=st.sampled_from([1, 32]), batch=st.sampled_from([1, 7, 64]), together=st.sampled_from([1, 5, 1 << 14]),
+       limit=st.sampled_from([3, 1 << 20]))
+def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], few: int, batch: int, together: int,
+                                                   limit: int, reference: dict[str, tiktoken.Encoding]) -> None:
+    """Arbitrary Unicode and byte-heavy text on an empty chunk cache, every new chunk merged in
+    numpy (merge_batch), in small batches that wait for each other's new chunks and a cache
+    that fills up: tiktoken's ids. (On real text these paths need megabytes to be reached.)"""
+    from explorer.core.algorithms import bpe as bpe_module
+    from explorer.core.algorithms import merge_batch
+    from explorer.core.pretokenization.pretokenize import Pretokenizer
+
+    text = "".join(parts)
+    windows = Pretokenizer.iter_pieces
+    bpe = loaded(name).as_bpe()
+    bpe._cache.clear()  # cold
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bpe_module, "_MANY", 1)
+        patch.setattr(bpe_module, "_BATCH", batch)
+        patch.setattr(bpe_module, "_TOGETHER", together)
+        patch.setattr(bpe_module, "_CACHE_LIMIT", limit)
+        patch.setattr(merge_batch, "_FEW", few)
+        patch.setattr(Pretokenizer, "iter_pieces", lambda self, text: windows(self, text, 16))  # many batches
+        assert bpe.encode(text, special="plain") == reference[name].encode_ordinary(text)
+    assert all(isinstance(ids, tuple) and ids for ids in bpe._cache.values())  # no list left unfilled
+
+
+def test_a_failed_encode_leaves_no_empty_chunk_behind(reference: dict[str, tiktoken.Encoding]) -> None:
+    """Chunking that fails (a custom pattern's timeout) or a lone surrogate (it has no UTF-8)
+    while batches wait for their new chunks to be merged: none of those chunks may stay in the
+    cache without its ids."""
+    from explorer.core.algorithms import bpe as bpe_module
+    from explorer.core.errors import PatternTimeoutError
+    from explorer.core.pretokenization.pretokenize import Pretokenizer
+
+    windows = Pretokenizer.iter_pieces
+
+    def timing_out(self: Pretokenizer, text: str) -> Iterator[list[str]]:
+        yield from windows(self, text, 16)
+        raise PatternTimeoutError(self.regex, 1.0)
+
+    bpe, theirs = loaded("cl100k_base").as_bpe(), reference["cl100k_base"]
+    words = " ".join(f"w{index}x" for index in range(300))
+    for failing, text, error in [(timing_out, words, PatternTimeoutError),
+                                 (lambda self, text: windows(self, text, 16), words + " \ud800", UnicodeEncodeError)]:
+        bpe._cache.clear()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(bpe_module, "_BATCH", 1)
+            patch.setattr(Pretokenizer, "iter_pieces", failing)  # many batches, then the failure
+            with pytest.raises(error):
+                bpe.encode(text, special="plain")
+        assert bpe.encode(words, special="plain") == theirs.encode_ordinary(words)
+
+
+def test_threads_sharing_a_cold_cache_get_tiktokens_ids(reference: dict[str, tiktoken.Encoding]) -> None:
+    """Two threads encode with one tokenizer (a worker and the window): neither may meet the
+    other's new chunks before their ids are in, nor add chunks under it. A tiny switch interval
+    makes the threads take turns inside each other's batches."""
+    import sys
+    import threading
+
+    from explorer.core.algorithms import bpe as bpe_module
+    from explorer.core.pretokenization.pretokenize import Pretokenizer
+
+    windows = Pretokenizer.iter_pieces
+    bpe, theirs = loaded("o200k_base").as_bpe(), reference["o200k_base"]
+    bpe._cache.clear()
+    texts = [" ".join(f"{word}{index}" for index in range(2000)) for word in ("left", "right")]
+    results: dict[int, list[int]] = {}
+    interval = sys.getswitchinterval()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bpe_module, "_MANY", 1)
+        patch.setattr(bpe_module, "_BATCH", 1)
+        patch.setattr(Pretokenizer, "iter_pieces", lambda self, text: windows(self, text, 64))
+        sys.setswitchinterval(1e-6)
+        try:
+            threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, bpe.encode(texts[i], "plain")))
+                       for i in range(2)]
+            threads.append(threading.Thread(target=lambda: results.__setitem__(
+                2, [i for piece in bpe.pretokenizer.pieces(texts[0]) for i in bpe.encode_chunk(piece)])))
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:
+            sys.setswitchinterval(interval)
+    assert results[0] == results[2] == theirs.encode_ordinary(texts[0])
+    assert results[1] == theirs.encode_ordinary(texts[1])
+
+
+def test_a_tokenizer_pickles_for_a_child_process() -> None:
+    import pickle
+
+    bpe = loaded("r50k_base").as_bpe()
+    bpe.encode("hello world", "plain")
+    copy = pickle.loads(pickle.dumps(bpe))
+    assert copy.encode("hello world, again", "plain") == bpe.encode("hello world, again", "plain")
