@@ -162,3 +162,59 @@ def test_compared_lanes_never_widen_the_pane_in_presentation_mode(shooter: Shoot
     shooter.render(Shot("tokens", str(out), "o200k_base", "नमस्ते दुनिया! आज मौसम बहुत अच्छा है। मावा केक शनिवार के लिए",
                         (1280, 800), presentation=True, compare=("r50k_base", "cl100k_base")))
     assert QImage(str(out)).width() == 1280  # (its height: three lanes at 20 pt ask for 819 px, see the report)
+
+
+# What the sweep found in the Tokens pane's findings
+
+
+@pytest.fixture
+def tokens_pane(qtbot: QtBot, session: Session) -> object:
+    from explorer.core.algorithms.train import train
+    from explorer.core.formats.own import from_merges
+    from explorer.ui.tokens import create_pane as create_tokens_pane
+
+    small = from_merges(list(train([TEXTS["english"], TEXTS["hindi"]], 300, "cl100k", ["<|endoftext|>"])), "cl100k",
+                        ["<|endoftext|>"], name="small")
+    session.set_tokenizer(small, "trained:small")
+    pane = create_tokens_pane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1280, 800)
+    pane.show()
+    with qtbot.waitSignal(pane.findings_panel.looked, timeout=TIMEOUT):
+        pane.set_text("The garden <|endoftext|> grows 1234567 and grows, Garden garden. ")
+    return pane
+
+
+def test_presentation_mode_gives_the_findings_their_new_height(shooter: Shooter, tmp_path: Path) -> None:
+    """The lanes/findings share was measured once, at the normal size: after F5 the findings kept
+    that room in pixels and showed two and a half rows at 20 pt, below an empty token lane, and
+    the token details scrolled."""
+    seen: dict[str, int] = {}
+    picture = shooter._picture
+
+    def spy(session: object, shot: Shot, widget: object, pane: object) -> object:
+        image = picture(session, shot, widget, pane)  # type: ignore[arg-type]
+        panel, details = pane.findings_panel, pane.details  # type: ignore[attr-defined]
+        seen["bottom"] = pane.splitter.sizes()[2]  # type: ignore[attr-defined]
+        seen["findings"] = panel.wanted_height(min(panel.model.rowCount(), 3))
+        seen["rows"] = panel.model.rowCount()
+        seen["details"] = int(details.document().size().height()) + 2 * details.frameWidth()
+        return image
+
+    shooter._picture = spy  # type: ignore[method-assign]
+    text = "Hello नमस्ते 👋🏽\ndef f(x):\n    return x ** 2  # 1234567 <|endoftext|> "
+    shooter.render(Shot("tokens", str(tmp_path / "f.png"), "o200k_base", text, (1280, 800), presentation=True))
+    assert seen["rows"] >= 3
+    assert seen["bottom"] >= seen["findings"]
+    # The details were measured before the merge forest added their last rows: near, not exact.
+    assert seen["bottom"] >= seen["details"] * 0.9
+
+
+def test_finding_kinds_are_never_cut(qtbot: QtBot, session: Session, tokens_pane: object) -> None:
+    """Kind had a fixed 170 px: 'Special-token string' showed as 'Special-token ...' at 20 pt."""
+    table = tokens_pane.findings_panel.table  # type: ignore[attr-defined]
+    for size in (PRESENTATION_POINT_SIZE, 11):
+        session.set_point_size(size, remember=False)
+        qtbot.wait(50)  # (the header sizes its sections in the next pass of the event loop)
+        for column in (0, 1):
+            assert table.columnWidth(column) >= table.sizeHintForColumn(column)

@@ -340,6 +340,9 @@ class TokensPane(Pane):
         self.editor.setFont(self.session.font)
         for lane in self.lanes:
             lane.view.set_text_font(self.session.font)
+        # The share of lanes and findings was measured at the old size: measure again once the
+        # new fonts are laid out (else presentation mode left the findings their normal-size room).
+        QTimer.singleShot(0, self, self.fit_to_content)
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         for lane in self.lanes:
