@@ -218,3 +218,24 @@ def test_finding_kinds_are_never_cut(qtbot: QtBot, session: Session, tokens_pane
         qtbot.wait(50)  # (the header sizes its sections in the next pass of the event loop)
         for column in (0, 1):
             assert table.columnWidth(column) >= table.sizeHintForColumn(column)
+
+
+# What the sweep found in the Merges pane
+
+
+def test_the_token_title_keeps_a_line_of_its_own_in_presentation_mode(shooter: Shooter, tmp_path: Path) -> None:
+    """Beside the seven tree buttons the title kept ~30 px at 20 pt: 'こんにちは' stood one letter per
+    line and the pane grew to 1055 px high."""
+    seen: dict[str, int] = {}
+    picture = shooter._picture
+
+    def spy(session: object, shot: Shot, widget: object, pane: object) -> object:
+        image = picture(session, shot, widget, pane)  # type: ignore[arg-type]
+        title = pane.token_panel.title_label  # type: ignore[attr-defined]
+        seen["height"], seen["line"] = title.height(), title.fontMetrics().height()
+        return image
+
+    shooter._picture = spy  # type: ignore[method-assign]
+    shooter.render(Shot("merges", str(tmp_path / "m.png"), "o200k_base", "こんにちは世界。", (1280, 800),
+                        presentation=True))
+    assert seen["height"] <= 3 * seen["line"]  # one line of a large-font title, not five
