@@ -85,6 +85,8 @@ class FindingsPanel(QWidget):
             else:
                 findings.append(item)
         self.model.add(findings)  # type: ignore[arg-type]
+        if findings:  # (a header sizes to contents on a resize or a zoom, not when rows arrive)
+            self.table.horizontalHeader().resizeSections()
 
     def _on_job_finished(self, job: object, _: object) -> None:
         if job is self._job:
