@@ -2,9 +2,10 @@
 
     python packaging/screenshot_matrix.py DIR [--only GROUP ...] [--sizes 1280x800 ...]
 
-Run by `bash packaging/make_screenshots.sh --all DIR`. One process per pane renders its shots (explorer/ui/
-screenshot.py's Shooter: Qt and the tokenizers are loaded once per pane); a shot that fails is listed in the
-sheet and the run goes on. DIR is never the repository: the matrix is hundreds of files.
+Run by `bash packaging/make_screenshots.sh --all DIR`. One process per pane, size and theme renders
+its shots (explorer/ui/screenshot.py's Shooter: Qt and the tokenizers are loaded once for them); a
+shot that fails is listed in the sheet and the run goes on. DIR is never the repository: the matrix
+is hundreds of files.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def write_corpus(folder: Path) -> list[str]:
     return paths
 
 
-def plan(out: Path, corpus: list[str], only: set[str], sizes: tuple[str, ...]) -> list[tuple[str, object]]:
+def plan(out: Path, corpus: list[str], only: set[str], sizes: tuple[str, ...],
+         themes: tuple[str, ...] = THEMES) -> list[tuple[str, object]]:
     """(group, Shot) for every picture of the matrix."""
     from explorer.ui.screenshot import Shot, parse_size
 
@@ -67,7 +69,7 @@ def plan(out: Path, corpus: list[str], only: set[str], sizes: tuple[str, ...]) -
                                   presentation=mode == "presentation", **options)))  # type: ignore[arg-type]
 
     for size in sizes:
-        for theme in THEMES:
+        for theme in themes:
             for mode in MODES:
                 for group in TEXT_PANES:
                     for name, text in TEXTS.items():
@@ -81,7 +83,7 @@ def plan(out: Path, corpus: list[str], only: set[str], sizes: tuple[str, ...]) -
                     extra = {"view": "efficiency"} if group == "efficiency" else {}
                     add(group, "corpus", pane, size, theme, mode, corpus=tuple(corpus), **extra)
                 for shot in WINDOW_SHOTS:
-                    if size != sizes[0] and shot != "window":
+                    if size != SIZES[0] and shot != "window":
                         continue  # menus and tour cards at the first size only: they are the same cards
                     kind, _, what = shot.partition("-")
                     if kind == "window":
@@ -114,15 +116,15 @@ def contact_sheet(out: Path, done: list[tuple[str, Path, float]], failed: list[t
     return sheet
 
 
-def render_group(out: Path, group: str, sizes: tuple[str, ...]) -> None:
-    """Render one group's shots in this process; its results go to DIR/GROUP/results.json."""
+def render_group(out: Path, group: str, sizes: tuple[str, ...], themes: tuple[str, ...]) -> Path:
+    """Render one group's shots at `sizes` and `themes` in this process; returns the results file."""
     from explorer.core.errors import ExplorerError
     from explorer.ui.screenshot import Shooter
 
     shooter = Shooter()
     results: dict[str, list[object]] = {"done": [], "failed": []}
     with tempfile.TemporaryDirectory() as folder:
-        for _, shot in plan(out, write_corpus(Path(folder)), {group}, sizes):
+        for _, shot in plan(out, write_corpus(Path(folder)), {group}, sizes, themes):
             path = Path(shot.out)  # type: ignore[attr-defined]
             path.parent.mkdir(parents=True, exist_ok=True)
             began = time.monotonic()
@@ -131,8 +133,10 @@ def render_group(out: Path, group: str, sizes: tuple[str, ...]) -> None:
                 results["done"].append([str(path), time.monotonic() - began])
             except (ExplorerError, OSError, RuntimeError, AttributeError, ValueError) as exc:
                 results["failed"].append([path.name, repr(exc)])
-    (out / group).mkdir(parents=True, exist_ok=True)
-    (out / group / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    results_file = out / group / f"results-{'-'.join(sizes)}-{'-'.join(themes)}.json"
+    results_file.parent.mkdir(parents=True, exist_ok=True)
+    results_file.write_text(json.dumps(results), encoding="utf-8")
+    return results_file
 
 
 GROUPS = (*TEXT_PANES, *CORPUS_PANES, "window", "menus", "tour")
@@ -143,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("dir", type=Path)
     parser.add_argument("--only", nargs="*", default=list(GROUPS), choices=GROUPS, help="groups to render")
     parser.add_argument("--sizes", nargs="*", default=list(SIZES))
+    parser.add_argument("--themes", nargs="*", default=list(THEMES), choices=THEMES)
     parser.add_argument("--group", help=argparse.SUPPRESS)  # the child process rendering one group
     args = parser.parse_args(argv)
     out = args.dir.resolve()
@@ -150,23 +155,31 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{out}: the matrix goes outside the repository", file=sys.stderr)
         return 2
     if args.group:
-        render_group(out, args.group, tuple(args.sizes))
+        render_group(out, args.group, tuple(args.sizes), tuple(args.themes))
         return 0
-    # One child process per group: Qt keeps a few MB per shot that no deletion gives back, so a
-    # single process for the whole matrix grew past 4 GB.
+    # One child process per group, size and theme (at most 16 shots): Qt and the panes' caches
+    # keep some MB per shot that no deletion gives back (the Merges pane ~60 MB), so one process
+    # for the whole matrix grew past 4 GB.
     started = time.monotonic()
     done: list[tuple[str, Path, float]] = []
     failed: list[tuple[str, str, str]] = []
     for group in args.only:
-        subprocess.run([sys.executable, __file__, str(out), "--group", group, "--sizes", *args.sizes], check=False)
-        results_file = out / group / "results.json"
-        if not results_file.exists():
-            failed.append((group, "*", "the child process ended without results"))
-            continue
-        results = json.loads(results_file.read_text(encoding="utf-8"))
-        done.extend((group, Path(path), seconds) for path, seconds in results["done"])
-        failed.extend((group, name, error) for name, error in results["failed"])
-        print(f"{group}: {len(results['done'])} shots, {time.monotonic() - started:.0f} s", file=sys.stderr)
+        for size in args.sizes:
+            if group in ("menus", "tour") and size != SIZES[0]:
+                continue  # the same cards at every size: shot at the first only
+            for theme in args.themes:
+                results_file = out / group / f"results-{size}-{theme}.json"
+                results_file.unlink(missing_ok=True)
+                subprocess.run([sys.executable, __file__, str(out), "--group", group, "--sizes", size,
+                                "--themes", theme], check=False)
+                if not results_file.exists():
+                    failed.append((group, f"{size} {theme}", "the child process ended without results"))
+                    continue
+                results = json.loads(results_file.read_text(encoding="utf-8"))
+                done.extend((group, Path(path), seconds) for path, seconds in results["done"])
+                failed.extend((group, name, error) for name, error in results["failed"])
+        print(f"{group}: {sum(1 for g, _, _ in done if g == group)} shots, {time.monotonic() - started:.0f} s",
+              file=sys.stderr)
     sheet = contact_sheet(out, done, failed)
     print(f"wrote {len(done)} screenshots ({len(failed)} failed) in {time.monotonic() - started:.0f} s; see {sheet}")
     return 1 if failed else 0
