@@ -240,3 +240,26 @@ def test_the_token_title_keeps_a_line_of_its_own_in_presentation_mode(shooter: S
     shooter.render(Shot("merges", str(tmp_path / "m.png"), "o200k_base", "こんにちは世界。", (1280, 800),
                         presentation=True))
     assert seen["height"] <= 3 * seen["line"]  # one line of a large-font title, not five
+
+
+# What the sweep found in the Chunks pane
+
+
+def test_chunks_show_the_plain_reading_of_a_special_token_string(shooter: Shooter, tmp_path: Path) -> None:
+    """In 'disallowed' mode a text with '<|endoftext|>' got no tokens, and the error in their place
+    (with '<|endoftext|>' eaten as a tag) widened the pane to 1,651 px at 1280."""
+    seen: dict[str, object] = {}
+    picture = shooter._picture
+
+    def spy(session: object, shot: Shot, widget: object, pane: object) -> object:
+        image = picture(session, shot, widget, pane)  # type: ignore[arg-type]
+        seen["tokens"], seen["summary"] = pane.tokens, pane.summary.text()  # type: ignore[attr-defined]
+        return image
+
+    shooter._picture = spy  # type: ignore[method-assign]
+    out = tmp_path / "chunks.png"
+    shooter.render(Shot("chunks", str(out), "o200k_base", "Hello नमस्ते  # 1234567 <|endoftext|> ", (1280, 800),
+                        presentation=True))
+    assert seen["tokens"] is not None
+    assert "Tokens:" not in str(seen["summary"])
+    assert QImage(str(out)).width() == 1280
