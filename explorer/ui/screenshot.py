@@ -217,11 +217,11 @@ def _destroy(widget: Any, session: Any) -> None:
     import shiboken6
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    for obj in (widget, session):
+    for obj in (widget, session):  # the widgets first: their timers must not outlive the session's workers
         if shiboken6.isValid(obj):
             obj.deleteLater()
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    gc.collect()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        gc.collect()
 
 
 def _select_first_finding(pane: Any) -> None:
