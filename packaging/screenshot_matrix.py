@@ -91,8 +91,7 @@ def plan(out: Path, corpus: list[str], only: set[str], sizes: tuple[str, ...],
                     elif kind == "menu":
                         add("menus", what, "tokens", size, theme, mode, menu=what)
                     else:
-                        add("tour", what, what, size, theme, mode, tour=True,
-                            corpus=tuple(corpus) if what in ("corpus", "training") else ())
+                        add("tour", what, what, size, theme, mode, tour=True)
     return shots
 
 

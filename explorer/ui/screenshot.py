@@ -150,7 +150,9 @@ class Shooter:
     def _picture(self, session: Any, shot: Shot, widget: Any, pane: Any) -> Any:
         from explorer.ui.theme import PRESENTATION_POINT_SIZE
 
-        if shot.corpus and shot.pane == "corpus":
+        if shot.tour:
+            pass  # the tour is shown at the first start: every pane in its own first state
+        elif shot.corpus and shot.pane == "corpus":
             pane.add_paths(list(shot.corpus))
         else:
             prepare = getattr(pane, "prepare_screenshot", None)
