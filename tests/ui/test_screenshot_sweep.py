@@ -263,3 +263,24 @@ def test_chunks_show_the_plain_reading_of_a_special_token_string(shooter: Shoote
     assert seen["tokens"] is not None
     assert "Tokens:" not in str(seen["summary"])
     assert QImage(str(out)).width() == 1280
+
+
+# What the sweep found in the tour
+
+
+def test_the_tour_card_shows_its_whole_text_in_presentation_mode(shooter: Shooter, tmp_path: Path) -> None:
+    """A 420-460 px body at 20 pt wrapped to more lines than the card was tall: cut mid-sentence."""
+    seen: dict[str, int] = {}
+    picture = shooter._picture
+
+    def spy(session: object, shot: Shot, widget: object, pane: object) -> object:
+        image = picture(session, shot, widget, pane)  # type: ignore[arg-type]
+        from explorer.ui.tour import Tour
+
+        body = widget.findChild(Tour).body  # type: ignore[attr-defined]
+        seen["height"], seen["needed"] = body.height(), body.heightForWidth(body.width())
+        return image
+
+    shooter._picture = spy  # type: ignore[method-assign]
+    shooter.render(Shot("bytes", str(tmp_path / "tour.png"), size=(1280, 800), presentation=True, tour=True))
+    assert seen["height"] >= seen["needed"]
