@@ -117,7 +117,9 @@ def _cmd_screenshot(args: argparse.Namespace) -> int:
 
     check_output(args.out)
     text = read_input(args) if args.text is not None or args.file is not None else None
-    path = render_pane(args.pane, args.out, args.tokenizer, text, parse_size(args.size), args.theme)
+    path = render_pane(args.pane, args.out, args.tokenizer, text, parse_size(args.size), args.theme,
+                       presentation=args.presentation, compare=tuple(args.compare), corpus=tuple(args.corpus),
+                       view=args.view, window=args.window, menu=args.menu, tour=args.tour)
     print(f"{PROG}: wrote {display_path(path)}", file=sys.stderr)
     return 0
 
@@ -133,4 +135,15 @@ def add_screenshot_command(commands: argparse._SubParsersAction) -> None:  # typ
     given.add_argument("--file", help="read that text from this UTF-8 file")
     shot.add_argument("--size", default="1200x800", help="WIDTHxHEIGHT in pixels (default 1200x800)")
     shot.add_argument("--theme", choices=["light", "dark"], default="light")
+    shot.add_argument("--presentation", action="store_true", help="presentation mode (F5) on before the shot")
+    shot.add_argument("--compare", action="append", default=[], metavar="TOKENIZER",
+                      help="tokens pane: add a lane comparing with this tokenizer (repeat for more)")
+    shot.add_argument("--corpus", action="append", default=[], metavar="PATH",
+                      help="corpus and training panes: a file or folder to add to the corpus (repeat for more)")
+    shot.add_argument("--view", choices=["efficiency", "findings"],
+                      help="efficiency: the Corpus pane's Efficiency tab, computed; findings: the Tokens pane "
+                           "with its first finding selected")
+    shot.add_argument("--window", action="store_true", help="the whole main window (menus, toolbar, tabs)")
+    shot.add_argument("--menu", choices=["File", "Edit", "View", "Help"], help="the window with this menu open")
+    shot.add_argument("--tour", action="store_true", help="the window with the first-run tour's card for this pane")
     shot.set_defaults(run=_cmd_screenshot)

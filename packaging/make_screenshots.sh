@@ -1,19 +1,37 @@
 #!/usr/bin/env bash
 # Regenerate the README's screenshots of every pane with the screenshot command.
-# Usage: bash packaging/make_screenshots.sh   (PYTHON=/path/to/venv/python to choose the interpreter)
+# Usage: bash packaging/make_screenshots.sh            the README's set, into packaging/screenshots/
+#        bash packaging/make_screenshots.sh --all DIR  every pane x script x theme x zoom x size into DIR,
+#                                                      with DIR/index.html (packaging/screenshot_matrix.py)
+# PYTHON=/path/to/venv/python chooses the interpreter. Offscreen by default; QT_QPA_PLATFORM=xcb with a
+# DISPLAY renders the same pictures in real windows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
+export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
+if [[ "${1:-}" == "--all" ]]; then
+    [[ -n "${2:-}" ]] || { echo "usage: $0 --all DIR" >&2; exit 2; }
+    exec "$PYTHON" packaging/screenshot_matrix.py "$2"
+fi
 out=packaging/screenshots
 mkdir -p "$out"
-shot() { QT_QPA_PLATFORM=offscreen "$PYTHON" -m explorer screenshot --size 1280x800 "$@"; }
+shot() { "$PYTHON" -m explorer screenshot --size 1280x800 "$@"; }
+# Each pane light (NAME.png), dark (NAME-dark.png) and in presentation mode (NAME-presentation.png).
+three() {
+    local name=$1; shift
+    shot "$@" --out "$out/$name.png"
+    shot "$@" --theme dark --out "$out/$name-dark.png"
+    shot "$@" --presentation --out "$out/$name-presentation.png"
+}
 
 prompt=$'The cat sat on the mat. In 1969, 600,000,000 people watched.  \nनमस्ते दुनिया 안녕하세요 👋🏽 <|endoftext|>'
-shot --pane tokens --tokenizer o200k_base --text "$prompt" --out "$out/tokens.png"
-shot --pane tokens --tokenizer o200k_base --text "$prompt" --theme dark --out "$out/tokens-dark.png"
-shot --pane chunks --text $'HOW\'S it going? how\'s it going?\n    return 1234567' --out "$out/chunks.png"
-shot --pane bytes --tokenizer o200k_base --text 'मावा केक 🎂' --out "$out/bytes.png"
-shot --pane merges --tokenizer cl100k_base --text ' telecommunications' --out "$out/merges.png"
-shot --pane corpus --out "$out/corpus.png"
-shot --pane training --out "$out/training.png"
+three tokens --pane tokens --tokenizer o200k_base --text "$prompt"
+three tokens-compare --pane tokens --tokenizer o200k_base --compare cl100k_base --compare r50k_base \
+    --text $'The cat sat on the mat.\nनमस्ते दुनिया 👋🏽 1234567'
+three chunks --pane chunks --text $'HOW\'S it going? how\'s it going?\n    return 1234567'
+three bytes --pane bytes --tokenizer o200k_base --text 'मावा केक 🎂'
+three merges --pane merges --tokenizer cl100k_base --text ' telecommunications'
+three corpus --pane corpus
+three training --pane training
+three chat --pane chat --tokenizer o200k_base
 echo "wrote $(ls "$out" | wc -l) screenshots to $out"

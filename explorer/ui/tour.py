@@ -148,8 +148,6 @@ class Tour(QDialog):
         self.heading = QLabel()
         self.body = QLabel()
         self.body.setWordWrap(True)
-        self.body.setMinimumWidth(420)
-        self.body.setMaximumWidth(460)
         self.body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.again = QCheckBox("Show this tour at the next start")
         self.back_button = QPushButton("Back")
@@ -208,7 +206,15 @@ class Tour(QDialog):
         window = self.parentWidget()
         if self.spotlight is None or window is None:
             return
+        # The body's width in characters, not pixels, and the card as tall as its wrapped text at
+        # that width: at 20 pt a 460 px body cut the text after four lines.
+        em = max(1, self.body.fontMetrics().averageCharWidth())
+        self.body.setMinimumWidth(min(46 * em, window.width() // 2))
+        self.body.setMaximumWidth(max(self.body.minimumWidth(), min(52 * em, window.width() // 2)))
         self.adjustSize()
+        layout = self.layout()
+        if layout is not None and layout.hasHeightForWidth():
+            self.resize(self.width(), max(self.height(), layout.totalHeightForWidth(self.width())))
         target = self.target_rect()
         card = place_card((self.width(), self.height()), target, window.rect(), STOPS[self.index][0] in CORNER_FIRST)
         self.setGeometry(card)

@@ -6,12 +6,14 @@ a slow custom pattern never freezes the window; the `regex` timeout stops it wit
 
 from __future__ import annotations
 
+import html
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QCheckBox, QFrame, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
                                QSplitter, QVBoxLayout, QWidget)
 
+from explorer.core.algorithms.incremental import effective_mode
 from explorer.core.pretokenization.chunk_diff import PatternRun, compare, crossing_tokens, run_pattern, tokens_by_chunk
 from explorer.core.sources.tokenizer import Token, Tokenizer
 from explorer.ui.chunks.categories import legend_html
@@ -76,6 +78,8 @@ class ChunksPane(Pane):
         self.show_tokens.toggled.connect(lambda _: self._start_tokens())
         self.summary = QLabel()
         self.summary.setObjectName("chunksSummary")
+        # Never wider than its line: a long message asked for 1,651 px and widened the pane.
+        self.summary.setMinimumWidth(1)  # (the flow layout then gives it its line's width at most)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         options.addWidget(self.add_button)
         options.addWidget(self.differences)
@@ -230,11 +234,13 @@ class ChunksPane(Pane):
             for column in self.columns:
                 column.view.set_tokens(None)
             return
-        mode = self.session.special_mode
+        # A special-token string in 'disallowed' mode: the plain reading, as the Tokens pane shows it
+        # (the error in its place said only that, with its '<|endoftext|>' eaten as a tag).
+        mode, _ = effective_mode(tokenizer, text, self.session.special_mode)
         job = self.session.workers.start_call(f"encoding with {tokenizer.name}", lambda: (text, tokenizer.encode_tokens(text, mode)),
                           "chunks-pane:tokens")
         job.finished.connect(self._on_tokens_finished)
-        job.failed.connect(lambda message: self.summary.setText(f"Tokens: {message}"))
+        job.failed.connect(lambda message: self.summary.setText(f"Tokens: {html.escape(message)}"))
 
     def _on_tokens_finished(self, result: tuple[str, list[Token]]) -> None:
         if result[0] != self.text():

@@ -16,8 +16,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
-    QLabel, QLineEdit, QListWidget, QMenu, QPlainTextEdit, QPushButton, QSplitter, QTableView, QTabWidget,
+    QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QInputDialog,
+    QLabel, QLineEdit, QListWidget, QMenu, QPlainTextEdit, QPushButton, QSplitter, QTabWidget,
     QToolButton, QVBoxLayout, QWidget)
 
 from explorer.core.analysis.corpus_stats import SourceStats, scan_sources
@@ -27,7 +27,8 @@ from explorer.core.errors import CorpusError
 from explorer.core.pretokenization.pretokenize import PATTERN_DESCRIPTIONS
 from explorer.ui.corpus.delegates import ScriptsDelegate, StatusDelegate
 from explorer.ui.corpus.efficiency_panel import EfficiencyPanel
-from explorer.ui.corpus.models import NAME, SCRIPTS, STATUS, SourceRole, SourcesModel, human_bytes
+from explorer.ui.corpus.sources_table import SourcesTable
+from explorer.ui.corpus.models import SCRIPTS, STATUS, SourceRole, SourcesModel, human_bytes
 from explorer.ui.pane import Pane
 from explorer.ui.session import Session
 from explorer.ui.workers import ProcessJob
@@ -49,7 +50,6 @@ class CorpusPane(Pane):
         self.setAcceptDrops(True)
         self._build()
         session.corpus_changed.connect(self._on_session_corpus_changed)
-        session.font_changed.connect(lambda font: self.table.setFont(font))
         session.theme_changed.connect(lambda _dark: self.table.viewport().update())  # the script bars' palette
         self._on_session_corpus_changed(session.corpus)
         self._update_view()
@@ -129,7 +129,7 @@ class CorpusPane(Pane):
         layout = QVBoxLayout(tab)
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = SourcesModel(self)
-        self.table = QTableView()
+        self.table = SourcesTable()
         self.table.setObjectName("sourcesTable")
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -138,10 +138,6 @@ class CorpusPane(Pane):
         self.table.setAlternatingRowColors(True)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._on_table_context_menu)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(SCRIPTS, QHeaderView.ResizeMode.Stretch)
         self.table.setItemDelegateForColumn(SCRIPTS, ScriptsDelegate(self.table))
         self.table.setItemDelegateForColumn(STATUS, StatusDelegate(self.table))
         split.addWidget(self.table)

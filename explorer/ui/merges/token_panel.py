@@ -63,10 +63,12 @@ class TokenPanel(QSplitter):
         self.title_label.setTextFormat(Qt.TextFormat.RichText)
         self.title_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tree_view = MergeTreeView()
+        # The token's title has a line of its own: beside seven buttons it kept ~30 px at 20 pt
+        # and wrapped a letter per line, taller than the window (the pane grew to 1055 px).
         bar = QHBoxLayout()
         bar.addWidget(self.back_button)
         bar.addWidget(self.forward_button)
-        bar.addWidget(self.title_label, 1)
+        bar.addStretch(1)
         for text, tip, slot in (
             ("\u2212", "Zoom out (wheel, or - with the tree focused)", lambda: self.tree_view.zoom(1 / 1.2)),
             ("+", "Zoom in (wheel, or + with the tree focused)", lambda: self.tree_view.zoom(1.2)),
@@ -91,6 +93,7 @@ class TokenPanel(QSplitter):
         tree_layout = QVBoxLayout(tree_panel)
         tree_layout.setContentsMargins(4, 0, 4, 0)
         tree_layout.addLayout(bar)
+        tree_layout.addWidget(self.title_label)
         tree_layout.addWidget(self.info_label)
         tree_layout.addWidget(self.tree_stack, 1)
         tree_layout.addWidget(self.legend)

@@ -36,9 +36,10 @@ class FindingsPanel(QWidget):
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        self.table.setColumnWidth(0, 170)
-        self.table.setColumnWidth(1, 90)
+        # Kind and Where as wide as their texts at any zoom (fixed widths cut "Special-token string"
+        # to "Special-token ..." in presentation mode); the finding itself takes the rest.
+        for column in (0, 1):
+            self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.table.clicked.connect(self._on_table_clicked)
         self.table.activated.connect(self._on_table_clicked)
         self.label = QLabel("Findings", self)
@@ -84,6 +85,8 @@ class FindingsPanel(QWidget):
             else:
                 findings.append(item)
         self.model.add(findings)  # type: ignore[arg-type]
+        if findings:  # (a header sizes to contents on a resize or a zoom, not when rows arrive)
+            self.table.horizontalHeader().resizeSections()
 
     def _on_job_finished(self, job: object, _: object) -> None:
         if job is self._job:

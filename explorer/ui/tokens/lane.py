@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import numpy as np
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.core.algorithms.incremental import (
     Edit, TokenBatch, TokenizedText, effective_mode, encode_stream, join_batches)
@@ -24,6 +24,7 @@ from explorer.core.analysis.compare import Counts
 from explorer.core.errors import ExplorerError
 from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
+from explorer.ui.pane import WrappingLabel
 from explorer.ui.session import Session
 from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, join_pieces, split_captions
 from explorer.ui.tokens.view import TokenView
@@ -63,7 +64,7 @@ class Lane(QWidget):
         self._builder: DisplayBuilder | None = None
         self._queue: deque[Queued] = deque()
         self._job = None
-        self.counts = QLabel(self)
+        self.counts = WrappingLabel("", self)  # a compared lane's line of figures is long: it wraps, never widens the window
         self.counts.setObjectName("tokenCounts")
         self.view = TokenView(self)
         self.view.set_dark(session.dark, session.palette)
@@ -257,7 +258,7 @@ class Lane(QWidget):
     def wanted_height(self) -> int:
         """Pixels the lane needs to show all its tokens (a big text: more than any screen)."""
         spacing = self.layout().spacing()
-        chrome = self.header.sizeHint().height() + self.counts.sizeHint().height() + 2 * spacing
+        chrome = self.header.sizeHint().height() + self.counts.heightForWidth(max(self.counts.width(), 200)) + 2 * spacing
         return chrome + self.view.content_height()
 
     # Counts

@@ -340,6 +340,9 @@ class TokensPane(Pane):
         self.editor.setFont(self.session.font)
         for lane in self.lanes:
             lane.view.set_text_font(self.session.font)
+        # The share of lanes and findings was measured at the old size: measure again once the
+        # new fonts are laid out (else presentation mode left the findings their normal-size room).
+        QTimer.singleShot(0, self, self.fit_to_content)
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         for lane in self.lanes:
@@ -447,6 +450,10 @@ class TokensPane(Pane):
         if forest is None and id(tokenizer) not in self._forest_ready and tokenizer is not self.session.tokenizer:
             self._warm_forest(tokenizer)
         self.details.setHtml(token_details(lane.state, index, forest, self._forest_note))
+        # Details that grew past their room (the merge forest arrived with rank and parents) get
+        # the share measured again: else whether they scrolled depended on which came first.
+        if self.details.document().size().height() > self.details.viewport().height():
+            QTimer.singleShot(0, self, self.fit_to_content)
 
     # Compare
 
