@@ -114,9 +114,20 @@ def style_plot(plot: object, font: QFont) -> None:
         axis.setStyle(tickFont=font)
         axis.label.setFont(font)
         axis.setHeight(None) if name == "bottom" else axis.setWidth(None)
+    # pyqtgraph sizes the bottom axis from its labels' ink, so descenders ('g', 'y') are cut: give it
+    # the font's full height (and its label's, if shown) at least.
+    bottom = plot.getAxis("bottom")  # type: ignore[attr-defined]
+    if bottom.isVisible() and bottom.style["showValues"]:
+        label = bottom.label.boundingRect().height() * 0.8 if bottom.label.isVisible() else 0.0
+        needed = (QFontMetrics(font).height() + bottom.style["tickTextOffset"][1]
+                  + max(0, bottom.style["tickLength"]) + label)
+        if bottom.maximumHeight() < needed:
+            bottom.setHeight(needed)
     title = plot.titleLabel  # type: ignore[attr-defined]
     if title.text:
         title.setText(title.text, size=size)
+        # (PlotItem.setTitle fixes the title's row at 30 px: too short for a large font)
+        plot.layout.setRowFixedHeight(0, QFontMetrics(font).height() + 6)  # type: ignore[attr-defined]
     legend = getattr(plot, "legend", None)
     for _, label in getattr(legend, "items", []):
         label.setText(label.text, size=size)
