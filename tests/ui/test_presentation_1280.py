@@ -3,18 +3,32 @@ pane overlap or shrink to nothing. Offscreen, with the application font at prese
 
 from __future__ import annotations
 
+import itertools
+import time
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QRectF
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QPoint, QRect, QRectF, QSize
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from explorer.core.analysis.efficiency import Pivot
+from explorer.core.sources.load import load_tokenizer
 from explorer.ui.corpus.efficiency_chart import EfficiencyChart
+from explorer.ui.main_window import MainWindow
 from explorer.ui.session import Session
-from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE
+from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme
 from explorer.ui.zoom import apply_zoom
+
+
+def settle(app: QApplication, window: MainWindow, seconds: float = 30.0) -> None:
+    """Process events until no worker runs (tokenizing, the merge table, a training run)."""
+    deadline = time.monotonic() + seconds
+    app.processEvents()
+    while window.session.workers.running and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.005)
+    app.processEvents()
 
 
 @pytest.fixture
@@ -64,3 +78,58 @@ def test_the_efficiency_legend_never_covers_a_bar(qtbot: QtBot, presenting: Sess
     labels = [item.sceneBoundingRect() for item in chart._bars if not hasattr(item, "opts")]
     assert labels and not [label for label in labels if label.intersects(legend)]
     view = chart.plot.getViewBox().sceneBoundingRect()
+
+
+@pytest.fixture
+def window(qapp: QApplication, session: Session, request: pytest.FixtureRequest) -> Iterator[MainWindow]:
+    """The main window at 1280x800 in presentation mode (F5's fonts at a laptop's size)."""
+    theme = getattr(request, "param", "light")
+    apply_theme(qapp, theme)
+    session.set_dark(theme == "dark")
+    window = MainWindow(session, first_pane="tokens")
+    window.resize(1280, 800)
+    window.show()
+    window.menus.presentation.trigger()
+    window.showNormal()  # (the offscreen screen is smaller than a laptop's)
+    window.resize(1280, 800)
+    settle(qapp, window)
+    yield window
+    settle(qapp, window)
+    session.set_point_size(BASE_POINT_SIZE)
+    session.unsaved.clear()
+    window.close()
+    apply_theme(qapp, "light")
+
+
+def rect_in(widget: QWidget, root: QWidget) -> QRect:
+    return QRect(widget.mapTo(root, QPoint(0, 0)), widget.size())
+
+
+BYTES_TEXTS = {"cake": "मावा केक 🎂", "long": ("The quick brown fox. नमस्ते दुनिया, यह एक परीक्षण है। مرحبا بالعالم، "
+                                            "こんにちは世界。สวัสดีครับ 👋🏽 🇺🇦 👩‍👩‍👧‍👦 " * 4)[:400]}
+
+
+@pytest.mark.parametrize("window", ["light", "dark"], indirect=True)
+@pytest.mark.parametrize("text", BYTES_TEXTS.values(), ids=BYTES_TEXTS.keys())
+def test_the_bytes_lanes_keep_their_height_and_never_overlap(qapp: QApplication, window: MainWindow,
+                                                             text: str) -> None:
+    window.session.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
+    window.show_pane("bytes")
+    pane = window.panes["bytes"]
+    pane.set_text(text)
+    settle(qapp, window)
+    pane.set_shown(len(pane.replay) // 2 or 1)
+    settle(qapp, window)
+    assert window.size() == QSize(1280, 800)
+    lanes = pane.lanes
+    parts = {"naive lane": lanes.naive_view, "buffered lane": lanes.buffered_view, "status": lanes.status,
+             "byte strip": pane.strip_scroll, "legend": pane.legend}
+    for name, widget in parts.items():
+        wanted = max(widget.minimumSizeHint().height(), widget.minimumHeight())
+        assert widget.height() >= wanted, f"{name} squeezed to {widget.height()} px of {wanted}"
+    rects = {name: rect_in(widget, pane) for name, widget in parts.items()}
+    for first, second in itertools.combinations(rects, 2):
+        assert not rects[first].intersects(rects[second]), f"{first} {rects[first]} overlaps {second} {rects[second]}"
+    naive_titles = rect_in(lanes.naive_title, pane).united(rect_in(lanes.strict, pane))
+    assert not naive_titles.intersects(rect_in(lanes.buffered_title, pane))
+    assert not naive_titles.intersects(rects["buffered lane"])
