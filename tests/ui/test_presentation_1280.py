@@ -4,11 +4,13 @@ pane overlap or shrink to nothing. Offscreen, with the application font at prese
 from __future__ import annotations
 
 import itertools
+import sys
 import time
 from collections.abc import Iterator
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, QRectF, QSize
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -17,8 +19,8 @@ from explorer.core.sources.load import load_tokenizer
 from explorer.ui.corpus.efficiency_chart import EfficiencyChart
 from explorer.ui.main_window import MainWindow
 from explorer.ui.session import Session
-from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme
-from explorer.ui.zoom import apply_zoom
+from explorer.ui.theme import BASE, BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, TEXT, apply_theme
+from explorer.ui.zoom import apply_zoom, ui_point_size
 
 
 def settle(app: QApplication, window: MainWindow, seconds: float = 30.0) -> None:
@@ -133,3 +135,55 @@ def test_the_bytes_lanes_keep_their_height_and_never_overlap(qapp: QApplication,
     naive_titles = rect_in(lanes.naive_title, pane).united(rect_in(lanes.strict, pane))
     assert not naive_titles.intersects(rect_in(lanes.buffered_title, pane))
     assert not naive_titles.intersects(rects["buffered lane"])
+
+
+@pytest.mark.parametrize("window", ["light", "dark"], indirect=True)
+def test_the_chat_message_editors_show_four_lines(qapp: QApplication, window: MainWindow) -> None:
+    window.session.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
+    window.show_pane("chat")
+    settle(qapp, window)
+    rows = window.panes["chat"].editor.rows
+    assert rows
+    for row in rows:
+        editor = row.content
+        line = QFontMetrics(editor.font()).lineSpacing()
+        assert editor.font().pointSizeF() >= ui_point_size(PRESENTATION_POINT_SIZE)
+        assert editor.viewport().height() >= 4 * line, f"{editor.viewport().height()} px: under 4 lines of {line} px"
+    window.menus.presentation.trigger()  # back to normal: the editors follow the font down too
+    settle(qapp, window)
+    for row in rows:
+        line = QFontMetrics(row.content.font()).lineSpacing()
+        assert 4 * line <= row.content.viewport().height() <= 6 * line
+
+
+def ink(text: str, family: str, foreground: str, background: str, pixel_size: int) -> float:
+    """How much of a line of `text` is covered, from 0 to 1, seen as the share of the way from the
+    background's value to the text's (the same glyphs in either theme give the same share)."""
+    image = QImage(480, 48, QImage.Format.Format_RGB32)
+    image.fill(QColor(background))
+    font = QFont(family)
+    font.setPixelSize(pixel_size)
+    painter = QPainter(image)
+    painter.setFont(font)
+    painter.setPen(QColor(foreground))
+    painter.drawText(4, 36, text)
+    painter.end()
+    green = [image.pixelColor(x, y).green() for y in range(image.height()) for x in range(image.width())]
+    back, fore = QColor(background).green(), QColor(foreground).green()
+    return sum(abs(value - back) for value in green) / (len(green) * abs(fore - back))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FreeType's stem darkening: Linux only")
+@pytest.mark.parametrize("family", ["Noto Sans CJK JP", "Noto Sans"])
+def test_cjk_is_no_bolder_in_the_dark_theme_than_in_the_light(qapp: QApplication, family: str) -> None:
+    if family not in QFontDatabase.families():
+        pytest.skip(f"{family} is not installed")
+    apply_theme(qapp, "dark")  # (as every start does, before its first text)
+    try:
+        size = 23  # a size no other test draws at: its glyphs are drawn now, not taken from a cache
+        text = "東京の天気はどうですか今日は晴れ" if "CJK" in family else "The quick brown fox jumps over"
+        dark = ink(text, family, TEXT[True], BASE[True], size)
+        light = ink(text, family, TEXT[False], BASE[False], size)
+        assert dark == pytest.approx(light, rel=0.05), f"{family}: {dark:.4f} of the line on dark, {light:.4f} on light"
+    finally:
+        apply_theme(qapp, "light")
