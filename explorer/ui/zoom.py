@@ -136,7 +136,10 @@ def fit_bottom_axis(axis: object, font: QFont) -> None:
         axis.setHeight(needed)  # type: ignore[attr-defined]
 
 
-def fit_title_row(plot: object, font: QFont, lines: int = 1) -> None:
+def fit_title_row(plot: object, font: QFont, lines: int = 1) -> int:
     """A PlotItem's title row as tall as a title of `lines` lines in `font` (PlotItem.setTitle fixes
-    it at 30 px, which cuts a title at presentation mode's size)."""
-    plot.layout.setRowFixedHeight(0, QFontMetrics(font).lineSpacing() * lines + 6)  # type: ignore[attr-defined]
+    it and the title at 30 px, which cuts a title at presentation mode's size). Returns the height."""
+    height = QFontMetrics(font).lineSpacing() * lines + 8
+    plot.titleLabel.setMaximumHeight(height)  # type: ignore[attr-defined]
+    plot.layout.setRowFixedHeight(0, height)  # type: ignore[attr-defined]
+    return height

@@ -11,14 +11,17 @@ from collections.abc import Iterator
 import pytest
 from PySide6.QtCore import QPoint, QRect, QRectF, QSize
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QImage, QPainter
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import (QApplication, QComboBox, QLineEdit, QScrollArea, QSpinBox, QTableView,
+                               QWidget)
 from pytestqt.qtbot import QtBot
 
 from explorer.core.analysis.efficiency import Pivot
+from explorer.core.corpora.corpus_sources import Corpus, Source
 from explorer.core.sources.load import load_tokenizer
 from explorer.ui.corpus.efficiency_chart import EfficiencyChart
 from explorer.ui.main_window import MainWindow
 from explorer.ui.session import Session
+from explorer.ui.training.model import LEFT, NEW, RIGHT
 from explorer.ui.theme import BASE, BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, TEXT, apply_theme
 from explorer.ui.zoom import apply_zoom, ui_point_size
 
@@ -187,3 +190,71 @@ def test_cjk_is_no_bolder_in_the_dark_theme_than_in_the_light(qapp: QApplication
         assert dark == pytest.approx(light, rel=0.05), f"{family}: {dark:.4f} of the line on dark, {light:.4f} on light"
     finally:
         apply_theme(qapp, "light")
+
+
+TRAINING_TEXT = ("The garden grows slowly in spring, and the neighbours' children water it every evening. "
+                 "नमस्ते दुनिया। مرحبا بالعالم. こんにちは世界。 สวัสดีครับ 🎂 ") * 30
+LONG_SENTENCE = ("A long sentence pasted into the demo to see that the caption wraps and never widens anything: "
+                 "नमस्ते दुनिया, यह एक परीक्षण है। مرحبا بالعالم، こんにちは世界。สวัสดีครับ 👋🏽 🇺🇦 ") * 4
+
+
+@pytest.mark.parametrize("window", ["light", "dark"], indirect=True)
+def test_the_training_pane_reads_at_presentation_size(qapp: QApplication, qtbot: QtBot, window: MainWindow) -> None:
+    window.show_pane("training")
+    pane = window.panes["training"]
+    window.session.set_corpus(Corpus((Source.pasted(TRAINING_TEXT),)))
+    pane.form.set_vocab_size(600)
+    assert pane.start()
+    qtbot.waitUntil(lambda: pane.run is not None and not pane.run.is_running, timeout=60_000)
+    qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=60_000)
+    settle(qapp, window)
+    assert window.size() == QSize(1280, 800)
+
+    # The merges table: every text column holds a few characters; if that is wider than the view,
+    # it scrolls sideways and the merge number stays pinned at the left.
+    table = pane.table
+    letter = QFontMetrics(window.session.font).horizontalAdvance("0")
+    for column, characters in ((LEFT, 4), (RIGHT, 4), (NEW, 8)):
+        assert table.columnWidth(column) >= characters * letter, f"column {column}: {table.columnWidth(column)} px"
+    total = sum(table.columnWidth(c) for c in range(table.model().columnCount()))
+    if total > table.viewport().width():
+        bar = table.horizontalScrollBar()
+        assert bar.maximum() > 0
+        pinned = table.findChild(QTableView, "mergesTablePinned")
+        bar.setValue(bar.maximum())
+        qapp.processEvents()
+        assert pinned is not None and pinned.isVisible()
+        assert pinned.columnWidth(0) == table.columnWidth(0) and pinned.x() <= table.frameWidth()
+        assert all(pinned.isColumnHidden(c) for c in range(1, table.model().columnCount()))
+        last = table.model().columnCount() - 1
+        assert table.columnViewportPosition(last) + table.columnWidth(last) <= table.viewport().width()
+
+    # The settings: every field whole inside its column.
+    side = pane.form
+    scroll = side.parentWidget()
+    while scroll is not None and not isinstance(scroll, QScrollArea):
+        scroll = scroll.parentWidget()
+    assert scroll is not None
+    viewport = scroll.viewport()
+    for field in side.findChildren(QWidget):
+        if field.isVisible() and isinstance(field, (QLineEdit, QComboBox, QSpinBox)):
+            right = field.mapTo(viewport, QPoint(field.width(), 0)).x()
+            assert right <= viewport.width(), f"{field.__class__.__name__} cut at {right} of {viewport.width()} px"
+
+    # The plots: each title whole in its plot and its row, each plot with room for a curve, none overlapping.
+    plots = pane.plots
+    rects = []
+    for plot in (plots.compression, plots.counts, plots.sweep):
+        title = plot.titleLabel
+        assert title.item.boundingRect().width() <= plot.width() + 1, f"{title.text!r} wider than its plot"
+        assert title.height() >= title.item.boundingRect().height() - 8, f"{title.text!r} cut in its row"
+        assert plot.vb.height() >= 2 * QFontMetrics(plot.getAxis("left").style["tickFont"] or window.font()).height()
+        rects.append(plot.sceneBoundingRect())
+    assert not any(a.intersects(b) for a, b in itertools.combinations(rects, 2))
+    assert all(rect.right() <= plots.viewport().width() + 1 for rect in rects)  # none cut at the right
+
+    # A long sentence in the live demo wraps its caption; the window keeps its size.
+    pane.demo.set_sentence(LONG_SENTENCE, edited=True)
+    settle(qapp, window)
+    assert window.size() == QSize(1280, 800)
+    assert pane.demo.count.width() <= pane.demo.width()

@@ -31,7 +31,8 @@ BUILD_PLOTS_AFTER_MS = 50  # after the panel, in a turn of their own (see PlotsP
 COUNT_FLOOR = -0.35  # the count axis starts below 1 and ends above its top decade, so both labels fit
 COUNT_HEADROOM = 0.15
 LABEL_GAP = 1.3  # decade labels at least this many label heights apart
-PLOT_LINES = 4  # a plot's least height below its title, in tick-label lines: its axis, the axis label, two for the curve
+CURVE_LINES = 2  # a plot's curve is at least this many tick labels high
+PLOT_GAPS = 24  # px a plot loses to the layouts: the spacing between plots (6) and their margins (2 x 9)
 
 
 def decade_text(power: int) -> str:
@@ -179,6 +180,8 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.compression = self.addPlot(row=0, col=0, title="Bytes per token")
         self.compression.setLabel("bottom", "merges")
         self._title_points = 9
+        self._tick_height = 16
+        self._title_rows: dict[pg.PlotItem, int] = {}
         self._curve_names = ["training text"]
         self.counts = self.addPlot(row=1, col=0, title="Count of each new merge",
                                    axisItems={"left": DecadeAxis("left")})
@@ -195,6 +198,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.sweep.addItem(self.sweep_hint, ignoreBounds=True)
         self.sweep.vb.sigResized.connect(self._fit_sweep_hint)
         for plot in (self.compression, self.counts, self.sweep):
+            _never_wider_than_its_plot(plot.titleLabel)
             plot.setClipToView(True)
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.setMenuEnabled(False)
@@ -354,19 +358,22 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         font = QFont()
         font.setPointSize(self._title_points)
         metrics = QFontMetrics(font)
-        titles = {self.compression: ("Bytes per token:", self._curve_names),
-                  self.counts: ("Count of each new merge", []),
-                  self.sweep: ("Compression vs vocabulary size", [f"({self.sweep_source})"])}
-        for plot, (head, tail) in titles.items():
+        room = self.width() - 24
+        titles = {self.compression: ("Bytes per token:", self._curve_names, "Bytes per token:"),
+                  self.counts: ("Count of each new merge", [], "Count of each merge"),
+                  self.sweep: ("Compression vs vocabulary size", [f"({self.sweep_source})"], "Compression vs vocab size")}
+        for plot, (head, tail, short_head) in titles.items():
             one_line = " ".join([head, *(f"━ {n}" if n in colors else n for n in tail)])
-            lines = 1 if not tail or metrics.horizontalAdvance(one_line) + 24 <= self.width() else 2
+            lines = 1 if not tail or metrics.horizontalAdvance(one_line) <= room else 2
+            if metrics.horizontalAdvance(head) > room or (lines == 1 and metrics.horizontalAdvance(one_line) > room):
+                head = short_head
             shown = [n.removesuffix(" text") if lines == 2 and n in colors else n for n in tail]
             parts = [f"<span style='color:{colors[n]}'>━ {short}</span>" if n in colors else short
                      for n, short in zip(tail, shown)]
             plot.setTitle(head + (" " if lines == 1 else "<br>") + " ".join(parts) if tail else head,
                           size=f"{self._title_points}pt", color=self._text_color.name())
-            plot.titleLabel.setMinimumWidth(0)
-            fit_title_row(plot, font, lines)
+            self._title_rows[plot] = fit_title_row(plot, font, lines)
+        self._fit_minimum_height()
 
     def resizeEvent(self, event: QResizeEvent | None) -> None:  # noqa: N802 (Qt override; pyqtgraph passes None)
         super().resizeEvent(event)
@@ -384,9 +391,29 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             plot.getAxis("bottom").setHeight(None)
             fit_bottom_axis(plot.getAxis("bottom"), font)
         self._retitle()
-        # A plot is readable with its title, its axis and two tick labels' height of curve.
-        title = QFontMetrics(QFont(font.family(), self._title_points)).height()
-        self.setMinimumHeight(3 * (title + PLOT_LINES * QFontMetrics(font).height()))
+        self._tick_height = QFontMetrics(font).height()
+        self._fit_minimum_height()
+
+    def _fit_minimum_height(self) -> None:
+        """A plot is readable with its title, its axis and CURVE_LINES tick labels' height of curve:
+        the three together are the least height of the widget (PlotsPanel scrolls below it)."""
+        needed = sum(self._title_rows.get(plot, 0) + plot.getAxis("bottom").maximumHeight()
+                     + (CURVE_LINES + 0.5) * self._tick_height + PLOT_GAPS for plot in (self.compression, self.counts, self.sweep))
+        self.setMinimumHeight(int(needed))
+
+
+def _never_wider_than_its_plot(label: pg.LabelItem) -> None:
+    """pyqtgraph makes a title's width its plot's minimum, again at every resize: a long title at
+    presentation mode's font then widened the plots past their view, cut at the right. The title
+    goes onto two lines instead when its plot is narrow (TrainingPlots._retitle)."""
+    update_min = label.updateMin
+
+    def update_min_but_width() -> None:
+        update_min()
+        label.setMinimumWidth(0)
+
+    label.updateMin = update_min_but_width  # type: ignore[method-assign]
+    label.setMinimumWidth(0)
 
 
 def sweep_sizes_reached(first_vocab: int, last_vocab: int) -> list[int]:
