@@ -14,6 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+from explorer.ui.glyph_weight import even_cff_weight
+
 OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999"]
 # Token backgrounds: (palette, dark?) -> colours. Red, orange, yellow, green, teal, blue, purple, pink.
 PALETTES: dict[tuple[str, bool], list[str]] = {
@@ -97,6 +99,7 @@ def token_color(token_id: int, dark: bool, palette: str | None = None) -> QColor
 
 def apply_theme(app: QApplication, theme: str) -> None:
     """Fusion style with a light or dark palette (the system's choice when `theme` is "system")."""
+    even_cff_weight()  # CJK no bolder than its Latin in the dark theme (every start calls this first)
     app.setStyle("Fusion")
     dark = is_dark(theme)
     palette = QPalette()

@@ -114,9 +114,32 @@ def style_plot(plot: object, font: QFont) -> None:
         axis.setStyle(tickFont=font)
         axis.label.setFont(font)
         axis.setHeight(None) if name == "bottom" else axis.setWidth(None)
+    fit_bottom_axis(plot.getAxis("bottom"), font)  # type: ignore[attr-defined]
     title = plot.titleLabel  # type: ignore[attr-defined]
     if title.text:
         title.setText(title.text, size=size)
+        fit_title_row(plot, font)
     legend = getattr(plot, "legend", None)
     for _, label in getattr(legend, "items", []):
         label.setText(label.text, size=size)
+
+
+def fit_bottom_axis(axis: object, font: QFont) -> None:
+    """A pyqtgraph bottom axis tall enough for tick labels in `font`: pyqtgraph sizes it from the
+    labels' ink, so descenders ('g', 'y') are cut at a large font."""
+    if not axis.isVisible() or not axis.style["showValues"]:  # type: ignore[attr-defined]
+        return
+    label = axis.label.boundingRect().height() * 0.8 if axis.label.isVisible() else 0.0  # type: ignore[attr-defined]
+    needed = (QFontMetrics(font).height() + axis.style["tickTextOffset"][1]  # type: ignore[attr-defined]
+              + max(0, axis.style["tickLength"]) + label)  # type: ignore[attr-defined]
+    if axis.maximumHeight() < needed:  # type: ignore[attr-defined]
+        axis.setHeight(needed)  # type: ignore[attr-defined]
+
+
+def fit_title_row(plot: object, font: QFont, lines: int = 1) -> int:
+    """A PlotItem's title row as tall as a title of `lines` lines in `font` (PlotItem.setTitle fixes
+    it and the title at 30 px, which cuts a title at presentation mode's size). Returns the height."""
+    height = QFontMetrics(font).lineSpacing() * lines + 8
+    plot.titleLabel.setMaximumHeight(height)  # type: ignore[attr-defined]
+    plot.layout.setRowFixedHeight(0, height)  # type: ignore[attr-defined]
+    return height

@@ -131,7 +131,15 @@ class BytesPane(Pane):
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(top)
         layout.addWidget(splitter, 1)
-        self.set_content(content)
+        # Taller than the pane (presentation mode's font at 1280x800): the pane scrolls, and every
+        # part keeps its height; a layout given less than its minimum lays its widgets over each other.
+        scroll = QScrollArea()
+        scroll.setObjectName("bytesScroll")
+        scroll.setWidget(content)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.set_content(scroll)
 
     def _build_controls(self) -> QHBoxLayout:
         row = QHBoxLayout()

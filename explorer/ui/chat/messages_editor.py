@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QPlainTextEdit, QPushButton, QScrollArea, QToolButton,
                                QVBoxLayout, QWidget)
 
 from explorer.core.chat import ROLES, Message
+
+EDITOR_LINES = 4  # a message's editor shows this many lines at any zoom (a fixed 72 px was 2 at presentation size)
 
 
 class MessageRow(QWidget):
@@ -21,7 +24,8 @@ class MessageRow(QWidget):
         self.role.setAccessibleName("Role")
         self.content = QPlainTextEdit(message.content)
         self.content.setAccessibleName("Message text")
-        self.content.setFixedHeight(72)
+        self.content.installEventFilter(self)  # its font changes with the zoom: so does its height
+        self._fit_height()
         self.name = message.name
         remove = QToolButton()
         remove.setText("✕")
@@ -34,6 +38,18 @@ class MessageRow(QWidget):
         self.role.currentTextChanged.connect(self.changed)
         self.content.textChanged.connect(self.changed)
         remove.clicked.connect(lambda: self.removed.emit(self))
+
+    def _fit_height(self) -> None:
+        """EDITOR_LINES lines of the editor's font, with its frame and margins (a line of Devanagari or
+        CJK from a fallback font is a little taller than the UI font's own: hence the 1.1)."""
+        line = QFontMetrics(self.content.font()).lineSpacing() * 1.1
+        margins = 2 * (self.content.frameWidth() + self.content.document().documentMargin())
+        self.content.setFixedHeight(int(EDITOR_LINES * line + margins + 0.5))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if watched is self.content and event.type() == QEvent.Type.FontChange:
+            self._fit_height()
+        return super().eventFilter(watched, event)
 
     def message(self) -> Message:
         return Message(self.role.currentText(), self.content.toPlainText(), self.name)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import (QAbstractTableModel, QBuffer, QByteArray, QEvent, QIODevice, QModelIndex, QPersistentModelIndex,
                             Qt, QTimer)
-from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QFontMetrics, QImage
+from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from explorer.core.analysis.efficiency import METRICS, Pivot
 from explorer.core.files import write_atomic
@@ -19,6 +19,7 @@ from explorer.ui.zoom import style_plot
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 EXPORT_WIDTH = 1600  # pixels: sharp on a projector, small enough to mail
+LEGEND_ROW = 4  # of the PlotItem's layout: under the bottom axis (rows 0-3: title, top axis, plot, bottom axis)
 MAX_VALUE_LABELS = 36  # bars; more and the figures above them would overlap
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
@@ -95,7 +96,13 @@ class EfficiencyChart(QWidget):
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.showGrid(x=False, y=True, alpha=0.25)
-        self._legend = self.plot.addLegend(offset=(10, 5))
+        # The legend is a row of the plot's own layout, under the axis, not an item over the bars:
+        # the layout gives it the height it needs at every zoom and the bars get the rest.
+        item = self.plot.getPlotItem()
+        self._legend = _legend_row()
+        item.layout.addItem(self._legend, LEGEND_ROW, 1)
+        item.legend = self._legend  # named bars are listed in it (PlotItem.addItem)
+        self.plot.getViewBox().sigResized.connect(self._fit)
         self._layout.addWidget(self.plot)
 
     def set_pivot(self, pivot: Pivot, dark: bool) -> None:
@@ -126,7 +133,6 @@ class EfficiencyChart(QWidget):
                     text.setPos(x, value or 0.0)
                     plot.addItem(text)
                     self._bars.append(text)
-        self._legend.setColumnCount(min(count, 4))  # across the top, above the bars
         for label in self._legend.items:
             label[1].setAttr("color", foreground)
             label[1].setText(label[1].text)
@@ -137,10 +143,26 @@ class EfficiencyChart(QWidget):
             plot.getAxis(name).setTextPen(foreground)
         plot.setLabel("left", METRICS[pivot.metric], color=foreground)
         plot.setTitle(f"{METRICS[pivot.metric].capitalize()} by source", color=foreground)
-        top = max((v for row in pivot.values for v in row if v is not None), default=1.0)
         plot.setXRange(-0.6, max(0, len(pivot.sources) - 1) + 0.6, padding=0)
-        plot.setYRange(0, top * (1.25 + 0.1 * ((count - 1) // 4)), padding=0)  # room for labels and legend
         style_plot(plot.getPlotItem(), self.font())  # the zoom's font (presentation mode: large)
+        self._fit()
+
+    def _fit(self) -> None:
+        """The legend in as many columns as the plot's width holds, and room above the tallest bar
+        for its figure: the label's height in pixels of the view box as laid out now (a fixed share
+        of the range is too little at presentation mode's font)."""
+        if self.plot is None:
+            return
+        room = self.plot.width() - self.plot.getAxis("left").width() - 24
+        columns = max(1, min(len(self._legend.items), 4))
+        while columns > 1 and _legend_width(self._legend.items, columns) > room:
+            columns -= 1
+        self._legend.setColumnCount(columns)
+        self._legend.updateGeometry()
+        top = max((v for row in self.pivot.values for v in row if v is not None), default=1.0) or 1.0
+        label = QFontMetrics(self.font()).height() * 1.5  # (a TextItem pads its text)
+        share = min(0.6, label / max(1.0, self.plot.getViewBox().height()))
+        self.plot.setYRange(0, top / (1 - share), padding=0)
 
     def image(self, width: int = EXPORT_WIDTH) -> QImage:
         """The chart drawn at `width` pixels wide, in the on-screen proportions (pyqtgraph's exporter
@@ -152,13 +174,7 @@ class EfficiencyChart(QWidget):
         exporter = ImageExporter(self.plot.getPlotItem())
         exporter.parameters()["width"] = width
         exporter.parameters()["background"] = QColor("#17181a") if self.dark else QColor("#ffffff")
-        # The exporter scales the plot's text but not the legend, which sits over the view box as
-        # a fixed-size item: scale it by hand for the export, then put it back.
-        self._legend.setScale(width / max(1, self.plot.width()))
-        try:
-            image = exporter.export(toBytes=True)
-        finally:
-            self._legend.setScale(1.0)
+        image = exporter.export(toBytes=True)  # (the legend is in the plot's layout: scaled with it)
         return image if isinstance(image, QImage) else QImage()
 
     def export_png(self, path: str, width: int = EXPORT_WIDTH) -> None:
@@ -179,6 +195,33 @@ class EfficiencyChart(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange and self.plot is not None:
             QTimer.singleShot(0, self, lambda: self.set_pivot(self.pivot, self.dark))
+
+
+def _legend_width(items: list[tuple[object, object]], columns: int) -> float:
+    """The width of a legend of (sample, label) `items` laid out in `columns` columns."""
+    widths = [0.0] * columns
+    for number, (sample, label) in enumerate(items):
+        entry = sample.boundingRect().width() + label.item.boundingRect().width() + 16  # type: ignore[attr-defined]
+        widths[number % columns] = max(widths[number % columns], entry)
+    return sum(widths)
+
+
+def _legend_row() -> object:
+    """A pyqtgraph legend that lives in a layout: when its entries change it asks the layout for
+    its new size (pyqtgraph's own moves itself to the corner of its parent instead)."""
+    import pyqtgraph as pg
+
+    class LegendRow(pg.LegendItem):
+        def updateSize(self) -> None:  # noqa: N802 (pyqtgraph override)
+            self.updateGeometry()
+
+    legend = LegendRow(offset=None)
+    # pyqtgraph's legend ignores the view's scale (it floats over the plot at a fixed size); in the
+    # layout it must scale with the rest, or the PNG export shrinks it against the larger plot.
+    legend.setFlag(legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
+    # Never wider than the plot: too many names take more rows (see EfficiencyChart._fit), not more width.
+    legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    return legend
 
 
 def _short(name: str, limit: int = 22) -> str:

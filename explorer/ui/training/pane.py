@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QHeaderView,
-    QLabel, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
+    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHeaderView,
+    QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from explorer import __version__
 from explorer.core.algorithms.bpe import BPE
@@ -24,6 +24,7 @@ from explorer.core.algorithms.training_run import TrainingSettings, build_tokeni
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
+from explorer.ui.training.merges_table import FittedColumns
 from explorer.ui.training.naming import default_name
 from explorer.ui.training.model import (
     APPLIED_COUNT_HELP, COLUMNS, COUNT, ID, LEFT, NEW, PAIR_COUNT_HELP, RANK, RIGHT, TIE, MergesModel)
@@ -45,6 +46,7 @@ TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the
 
 
 PART_CHARS = 5  # room for a merge's left and right parts: the new token (both together) takes the rest
+NEW_CHARS = 9  # the new token's least room, in characters
 
 
 class TrainingPane(Pane):
@@ -111,10 +113,11 @@ class TrainingPane(Pane):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         header = self.table.horizontalHeader()
         for column in range(len(COLUMNS)):
-            # the new token is the two parts together: it gets the room left, the parts a fixed share
-            mode = {NEW: QHeaderView.ResizeMode.Stretch, LEFT: QHeaderView.ResizeMode.Interactive,
+            # the new token is the two parts together: it gets the room left (FittedColumns), the parts a fixed share
+            mode = {LEFT: QHeaderView.ResizeMode.Interactive,
                     RIGHT: QHeaderView.ResizeMode.Interactive}.get(column, QHeaderView.ResizeMode.Fixed)
             header.setSectionResizeMode(column, mode)
+        self.columns = FittedColumns(self.table, NEW)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
         table_layout.addWidget(self.table, 1)
@@ -158,13 +161,16 @@ class TrainingPane(Pane):
         self.corpus_label = QLabel()
         self.corpus_label.setWordWrap(True)
         corpus_layout.addWidget(self.corpus_label)
-        row = QHBoxLayout()
+        row = FlowLayout()  # (the button goes under the samples when the column is narrow)
         self.sample_combo = QComboBox()
         self.sample_combo.addItem("Quick start: train on a sample...", None)
         for source in sample_sources():
             self.sample_combo.addItem(source.name, source)
         self.sample_combo.activated.connect(self._on_sample_combo_activated)
-        row.addWidget(self.sample_combo, 1)
+        self.sample_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.sample_combo.setMinimumContentsLength(14)
+        self.sample_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        row.addWidget(self.sample_combo)
         open_corpus = QPushButton("Corpus pane")
         open_corpus.setToolTip("Add files, folders, pasted text and a held-out text")
         open_corpus.clicked.connect(lambda: self.session.show_pane("corpus"))
@@ -560,6 +566,7 @@ class TrainingPane(Pane):
         letters = QFontMetrics(font).horizontalAdvance("0")
         for column in (LEFT, RIGHT):
             self.table.horizontalHeader().resizeSection(column, letters * PART_CHARS + 12)
+        self.columns.set_minimum(letters * NEW_CHARS + 12)  # narrower, and the table scrolls sideways
         metrics_height = max(font.pointSize() * 2, 20)
         self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
         status_font = QFont(self.font().family(), max(font.pointSize(), 10))

@@ -12,12 +12,13 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer
-from PySide6.QtGui import QColor, QFont, QFontMetricsF
-from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QStackedWidget, QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QResizeEvent
+from PySide6.QtWidgets import QGraphicsItem, QScrollArea, QSizePolicy, QStackedWidget, QWidget
 
 from explorer.core.algorithms.train import BYTE_VOCAB
 from explorer.ui.pane import EmptyState
+from explorer.ui.zoom import fit_bottom_axis, fit_title_row
 
 SWEEP_SIZES = (1024, 2048, 4096, 8192, 16384, 32768)
 TRAIN_COLOR, HELD_OUT_COLOR, COUNT_COLOR, SWEEP_COLOR = "#0072B2", "#D55E00", "#009E73", "#CC79A7"
@@ -30,6 +31,8 @@ BUILD_PLOTS_AFTER_MS = 50  # after the panel, in a turn of their own (see PlotsP
 COUNT_FLOOR = -0.35  # the count axis starts below 1 and ends above its top decade, so both labels fit
 COUNT_HEADROOM = 0.15
 LABEL_GAP = 1.3  # decade labels at least this many label heights apart
+CURVE_LINES = 2  # a plot's curve is at least this many tick labels high
+PLOT_GAPS = 24  # px a plot loses to the layouts: the spacing between plots (6) and their margins (2 x 9)
 
 
 def decade_text(power: int) -> str:
@@ -138,7 +141,15 @@ class PlotsPanel(QStackedWidget):
             self._plots.set_dark(self._dark)
             if self._point_size is not None:
                 self._plots.set_font_size(self._point_size)
-            self.addWidget(self._plots)
+            # Each plot keeps the height its texts need (TrainingPlots.set_font_size); when the three
+            # do not fit (presentation mode at 1280x800) they scroll instead of being squeezed.
+            self._scroll = QScrollArea()
+            self._scroll.setObjectName("trainingPlotsScroll")
+            self._scroll.setWidget(self._plots)
+            self._scroll.setWidgetResizable(True)
+            self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+            self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            self.addWidget(self._scroll)
         return self._plots
 
     def set_dark(self, dark: bool) -> None:
@@ -152,11 +163,12 @@ class PlotsPanel(QStackedWidget):
             self._plots.set_font_size(point_size)
 
     def show_plots(self, shown: bool) -> None:
-        self.setCurrentWidget(self.plots if shown else self.empty)
+        self.plots  # noqa: B018 (built, with its scroll area)
+        self.setCurrentWidget(self._scroll if shown else self.empty)
 
     @property
     def showing_plots(self) -> bool:
-        return self._plots is not None and self.currentWidget() is self._plots
+        return self._plots is not None and self.currentWidget() is self._scroll
 
 
 class TrainingPlots(pg.GraphicsLayoutWidget):
@@ -167,7 +179,10 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.setMinimumWidth(260)
         self.compression = self.addPlot(row=0, col=0, title="Bytes per token")
         self.compression.setLabel("bottom", "merges")
-        self._title_size = "9pt"
+        self._title_points = 9
+        self._tick_height = 16
+        self._title_rows: dict[pg.PlotItem, int] = {}
+        self._curve_names = ["training text"]
         self.counts = self.addPlot(row=1, col=0, title="Count of each new merge",
                                    axisItems={"left": DecadeAxis("left")})
         self.counts.setLabel("bottom", "rank")
@@ -183,6 +198,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.sweep.addItem(self.sweep_hint, ignoreBounds=True)
         self.sweep.vb.sigResized.connect(self._fit_sweep_hint)
         for plot in (self.compression, self.counts, self.sweep):
+            _never_wider_than_its_plot(plot.titleLabel)
             plot.setClipToView(True)
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.setMenuEnabled(False)
@@ -234,14 +250,11 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         if held_out:
             self.held_out.extend([0], [1.0])  # before any merge, every byte is a token
         # The curves are named in the title, in their colours: a legend inside the plot sits on a curve sooner or later.
-        names = [f"<span style='color:{TRAIN_COLOR}'>━ training text</span>"]
-        if held_out:
-            names.append(f"<span style='color:{HELD_OUT_COLOR}'>━ held-out text</span>")
-        self._title(self.compression, "Bytes per token: " + " ".join(names))
+        self._curve_names = ["training text"] + (["held-out text"] if held_out else [])
         self.sweep_points = []
         self._labelled: list[tuple[int, float]] = []
         self.sweep_source = "held-out text" if held_out else "training text"
-        self._title(self.sweep, f"Compression vs vocabulary size ({self.sweep_source})")
+        self._retitle()
         self._dirty = True
 
     def add(self, ranks: list[int], counts: list[int], train_bpt: list[float], held_out_bpt: list[float],
@@ -334,21 +347,73 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
                 item = plot.getAxis(axis)
                 item.setPen(pg.mkPen(self._text_color))
                 item.setTextPen(pg.mkPen(self._text_color))
-            self._title(plot, plot.titleLabel.text)
+        self._retitle()
         self._update_sweep_labels(force=True)
 
-    def _title(self, plot: pg.PlotItem, text: str) -> None:
-        """A title in the theme's text colour (pyqtgraph's default grey is too faint to read)."""
-        plot.setTitle(text, size=self._title_size, color=self._text_color.name())
+    def _retitle(self) -> None:
+        """Each plot's title in the theme's text colour (pyqtgraph's default grey is too faint to
+        read), on one line if the plot is wide enough, else on two; its row as tall as its lines.
+        A title never widens the plots (pyqtgraph makes its width their minimum)."""
+        colors = {"training text": TRAIN_COLOR, "held-out text": HELD_OUT_COLOR}
+        font = QFont()
+        font.setPointSize(self._title_points)
+        metrics = QFontMetrics(font)
+        room = self.width() - 24
+        titles = {self.compression: ("Bytes per token:", self._curve_names, "Bytes per token:"),
+                  self.counts: ("Count of each new merge", [], "Count of each merge"),
+                  self.sweep: ("Compression vs vocabulary size", [f"({self.sweep_source})"], "Compression vs vocab size")}
+        for plot, (head, tail, short_head) in titles.items():
+            one_line = " ".join([head, *(f"━ {n}" if n in colors else n for n in tail)])
+            lines = 1 if not tail or metrics.horizontalAdvance(one_line) <= room else 2
+            if metrics.horizontalAdvance(head) > room or (lines == 1 and metrics.horizontalAdvance(one_line) > room):
+                head = short_head
+            shown = [n.removesuffix(" text") if lines == 2 and n in colors else n for n in tail]
+            parts = [f"<span style='color:{colors[n]}'>━ {short}</span>" if n in colors else short
+                     for n, short in zip(tail, shown)]
+            plot.setTitle(head + (" " if lines == 1 else "<br>") + " ".join(parts) if tail else head,
+                          size=f"{self._title_points}pt", color=self._text_color.name())
+            self._title_rows[plot] = fit_title_row(plot, font, lines)
+        self._fit_minimum_height()
+
+    def resizeEvent(self, event: QResizeEvent | None) -> None:  # noqa: N802 (Qt override; pyqtgraph passes None)
+        super().resizeEvent(event)
+        if hasattr(self, "_curve_names") and getattr(self, "_titled_width", None) != self.width():  # (not while built)
+            self._titled_width = self.width()
+            self._retitle()
 
     def set_font_size(self, point_size: int) -> None:
         font = QFont()
         font.setPointSize(max(8, point_size - 2))
+        self._title_points = max(9, point_size - 1)
         for plot in (self.compression, self.counts, self.sweep):
             for axis in ("left", "bottom"):
                 plot.getAxis(axis).setStyle(tickFont=font)
-            self._title_size = f"{max(9, point_size - 1)}pt"
-            self._title(plot, plot.titleLabel.text)
+            plot.getAxis("bottom").setHeight(None)
+            fit_bottom_axis(plot.getAxis("bottom"), font)
+        self._retitle()
+        self._tick_height = QFontMetrics(font).height()
+        self._fit_minimum_height()
+
+    def _fit_minimum_height(self) -> None:
+        """A plot is readable with its title, its axis and CURVE_LINES tick labels' height of curve:
+        the three together are the least height of the widget (PlotsPanel scrolls below it)."""
+        needed = sum(self._title_rows.get(plot, 0) + plot.getAxis("bottom").maximumHeight()
+                     + (CURVE_LINES + 0.5) * self._tick_height + PLOT_GAPS for plot in (self.compression, self.counts, self.sweep))
+        self.setMinimumHeight(int(needed))
+
+
+def _never_wider_than_its_plot(label: pg.LabelItem) -> None:
+    """pyqtgraph makes a title's width its plot's minimum, again at every resize: a long title at
+    presentation mode's font then widened the plots past their view, cut at the right. The title
+    goes onto two lines instead when its plot is narrow (TrainingPlots._retitle)."""
+    update_min = label.updateMin
+
+    def update_min_but_width() -> None:
+        update_min()
+        label.setMinimumWidth(0)
+
+    label.updateMin = update_min_but_width  # type: ignore[method-assign]
+    label.setMinimumWidth(0)
 
 
 def sweep_sizes_reached(first_vocab: int, last_vocab: int) -> list[int]:

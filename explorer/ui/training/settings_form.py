@@ -27,6 +27,9 @@ class SettingsForm(QWidget):
         super().__init__(parent)
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # A field that does not fit beside its label (presentation mode's font in a third of 1280 px)
+        # goes under it, at the column's full width, instead of being cut at the right.
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
 
         self.name_edit = QLineEdit()
         self.name_edit.setPlaceholderText("named after the corpus")

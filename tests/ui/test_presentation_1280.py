@@ -1,0 +1,260 @@
+"""Presentation mode at a laptop's 1280x800 (issue 12): the large font must not make parts of a
+pane overlap or shrink to nothing. Offscreen, with the application font at presentation size."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import QPoint, QRect, QRectF, QSize
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QImage, QPainter
+from PySide6.QtWidgets import (QApplication, QComboBox, QLineEdit, QScrollArea, QSpinBox, QTableView,
+                               QWidget)
+from pytestqt.qtbot import QtBot
+
+from explorer.core.analysis.efficiency import Pivot
+from explorer.core.corpora.corpus_sources import Corpus, Source
+from explorer.core.sources.load import load_tokenizer
+from explorer.ui.corpus.efficiency_chart import EfficiencyChart
+from explorer.ui.main_window import MainWindow
+from explorer.ui.session import Session
+from explorer.ui.training.model import LEFT, NEW, RIGHT
+from explorer.ui.theme import BASE, BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, TEXT, apply_theme
+from explorer.ui.zoom import apply_zoom, ui_point_size
+
+
+def settle(app: QApplication, window: MainWindow, seconds: float = 30.0) -> None:
+    """Process events until no worker runs (tokenizing, the merge table, a training run)."""
+    deadline = time.monotonic() + seconds
+    app.processEvents()
+    while window.session.workers.running and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.005)
+    app.processEvents()
+
+
+@pytest.fixture
+def presenting(qapp: QApplication, session: Session) -> Iterator[Session]:
+    """The application font at presentation mode's size (as F5 sets it)."""
+    session.set_point_size(PRESENTATION_POINT_SIZE, remember=False)
+    apply_zoom(PRESENTATION_POINT_SIZE)
+    yield session
+    apply_zoom(BASE_POINT_SIZE)
+
+
+def bar_rects(chart: EfficiencyChart) -> list[QRectF]:
+    """Each bar's rectangle in scene coordinates."""
+    view = chart.plot.getViewBox()
+    rects = []
+    for item in chart._bars:
+        options = getattr(item, "opts", {})
+        if "height" not in options or options.get("x") is None:
+            continue
+        for x, height in zip(options["x"], options["height"]):
+            half = options["width"] / 2
+            rects.append(view.mapViewToScene(QRectF(x - half, 0, 2 * half, height)).boundingRect())
+    return rects
+
+
+@pytest.mark.parametrize("names", [("GPT-4o (o200k_base)", "GPT-3.5, GPT-4 (cl100k_base)", "GPT-2, GPT-3 (r50k_base)"),
+                                   tuple(f"tokenizer number {n}" for n in range(6))])
+@pytest.mark.parametrize("size", [(900, 300), (900, 420), (1600, 600)])
+def test_the_efficiency_legend_never_covers_a_bar(qtbot: QtBot, presenting: Session, names: tuple[str, ...],
+                                                  size: tuple[int, int]) -> None:
+    sources = ("English", "Hindi", "Korean", "Arabic", "Python code")
+    values = tuple(tuple(1.0 + (row + column) % 3 for column in range(len(names))) for row in range(len(sources)))
+    values = ((9.0,) * len(names),) + values[1:]  # a tall first group, under where a legend would float
+    chart = EfficiencyChart()
+    qtbot.addWidget(chart)
+    chart.resize(*size)
+    chart.show()
+    chart.set_pivot(Pivot("tokens_per_word", sources, names, values), dark=False)
+    qtbot.wait(50)
+    legend = chart._legend.sceneBoundingRect()
+    assert legend.height() > 0
+    bars = bar_rects(chart)
+    assert len(bars) == len(sources) * len(names)
+    assert not [bar for bar in bars if bar.intersects(legend)]
+    plot = chart.plot.getPlotItem().sceneBoundingRect()
+    assert plot.contains(legend)  # all of it on the chart, none cut at the right
+    labels = [item.sceneBoundingRect() for item in chart._bars if not hasattr(item, "opts")]
+    assert labels and not [label for label in labels if label.intersects(legend)]
+    view = chart.plot.getViewBox().sceneBoundingRect()
+
+
+@pytest.fixture
+def window(qapp: QApplication, session: Session, request: pytest.FixtureRequest) -> Iterator[MainWindow]:
+    """The main window at 1280x800 in presentation mode (F5's fonts at a laptop's size)."""
+    theme = getattr(request, "param", "light")
+    apply_theme(qapp, theme)
+    session.set_dark(theme == "dark")
+    window = MainWindow(session, first_pane="tokens")
+    window.resize(1280, 800)
+    window.show()
+    window.menus.presentation.trigger()
+    window.showNormal()  # (the offscreen screen is smaller than a laptop's)
+    window.resize(1280, 800)
+    settle(qapp, window)
+    yield window
+    settle(qapp, window)
+    session.set_point_size(BASE_POINT_SIZE)
+    session.unsaved.clear()
+    window.close()
+    apply_theme(qapp, "light")
+
+
+def rect_in(widget: QWidget, root: QWidget) -> QRect:
+    return QRect(widget.mapTo(root, QPoint(0, 0)), widget.size())
+
+
+BYTES_TEXTS = {"cake": "मावा केक 🎂", "long": ("The quick brown fox. नमस्ते दुनिया, यह एक परीक्षण है। مرحبا بالعالم، "
+                                            "こんにちは世界。สวัสดีครับ 👋🏽 🇺🇦 👩‍👩‍👧‍👦 " * 4)[:400]}
+
+
+@pytest.mark.parametrize("window", ["light", "dark"], indirect=True)
+@pytest.mark.parametrize("text", BYTES_TEXTS.values(), ids=BYTES_TEXTS.keys())
+def test_the_bytes_lanes_keep_their_height_and_never_overlap(qapp: QApplication, window: MainWindow,
+                                                             text: str) -> None:
+    window.session.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
+    window.show_pane("bytes")
+    pane = window.panes["bytes"]
+    pane.set_text(text)
+    settle(qapp, window)
+    pane.set_shown(len(pane.replay) // 2 or 1)
+    settle(qapp, window)
+    assert window.size() == QSize(1280, 800)
+    lanes = pane.lanes
+    parts = {"naive lane": lanes.naive_view, "buffered lane": lanes.buffered_view, "status": lanes.status,
+             "byte strip": pane.strip_scroll, "legend": pane.legend}
+    for name, widget in parts.items():
+        wanted = max(widget.minimumSizeHint().height(), widget.minimumHeight())
+        assert widget.height() >= wanted, f"{name} squeezed to {widget.height()} px of {wanted}"
+    rects = {name: rect_in(widget, pane) for name, widget in parts.items()}
+    for first, second in itertools.combinations(rects, 2):
+        assert not rects[first].intersects(rects[second]), f"{first} {rects[first]} overlaps {second} {rects[second]}"
+    naive_titles = rect_in(lanes.naive_title, pane).united(rect_in(lanes.strict, pane))
+    assert not naive_titles.intersects(rect_in(lanes.buffered_title, pane))
+    assert not naive_titles.intersects(rects["buffered lane"])
+
+
+@pytest.mark.parametrize("window", ["light", "dark"], indirect=True)
+def test_the_chat_message_editors_show_four_lines(qapp: QApplication, window: MainWindow) -> None:
+    window.session.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
+    window.show_pane("chat")
+    settle(qapp, window)
+    rows = window.panes["chat"].editor.rows
+    assert rows
+    for row in rows:
+        editor = row.content
+        line = QFontMetrics(editor.font()).lineSpacing()
+        assert editor.font().pointSizeF() >= ui_point_size(PRESENTATION_POINT_SIZE)
+        assert editor.viewport().height() >= 4 * line, f"{editor.viewport().height()} px: under 4 lines of {line} px"
+    window.menus.presentation.trigger()  # back to normal: the editors follow the font down too
+    settle(qapp, window)
+    for row in rows:
+        line = QFontMetrics(row.content.font()).lineSpacing()
+        assert 4 * line <= row.content.viewport().height() <= 6 * line
+
+
+def ink(text: str, family: str, foreground: str, background: str, pixel_size: int) -> float:
+    """How much of a line of `text` is covered, from 0 to 1, seen as the share of the way from the
+    background's value to the text's (the same glyphs in either theme give the same share)."""
+    image = QImage(480, 48, QImage.Format.Format_RGB32)
+    image.fill(QColor(background))
+    font = QFont(family)
+    font.setPixelSize(pixel_size)
+    painter = QPainter(image)
+    painter.setFont(font)
+    painter.setPen(QColor(foreground))
+    painter.drawText(4, 36, text)
+    painter.end()
+    green = [image.pixelColor(x, y).green() for y in range(image.height()) for x in range(image.width())]
+    back, fore = QColor(background).green(), QColor(foreground).green()
+    return sum(abs(value - back) for value in green) / (len(green) * abs(fore - back))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FreeType's stem darkening: Linux only")
+@pytest.mark.parametrize("family", ["Noto Sans CJK JP", "Noto Sans"])
+def test_cjk_is_no_bolder_in_the_dark_theme_than_in_the_light(qapp: QApplication, family: str) -> None:
+    if family not in QFontDatabase.families():
+        pytest.skip(f"{family} is not installed")
+    apply_theme(qapp, "dark")  # (as every start does, before its first text)
+    try:
+        size = 23  # a size no other test draws at: its glyphs are drawn now, not taken from a cache
+        text = "東京の天気はどうですか今日は晴れ" if "CJK" in family else "The quick brown fox jumps over"
+        dark = ink(text, family, TEXT[True], BASE[True], size)
+        light = ink(text, family, TEXT[False], BASE[False], size)
+        assert dark == pytest.approx(light, rel=0.05), f"{family}: {dark:.4f} of the line on dark, {light:.4f} on light"
+    finally:
+        apply_theme(qapp, "light")
+
+
+TRAINING_TEXT = ("The garden grows slowly in spring, and the neighbours' children water it every evening. "
+                 "नमस्ते दुनिया। مرحبا بالعالم. こんにちは世界。 สวัสดีครับ 🎂 ") * 30
+LONG_SENTENCE = ("A long sentence pasted into the demo to see that the caption wraps and never widens anything: "
+                 "नमस्ते दुनिया, यह एक परीक्षण है। مرحبا بالعالم، こんにちは世界。สวัสดีครับ 👋🏽 🇺🇦 ") * 4
+
+
+@pytest.mark.parametrize("window", ["light", "dark"], indirect=True)
+def test_the_training_pane_reads_at_presentation_size(qapp: QApplication, qtbot: QtBot, window: MainWindow) -> None:
+    window.show_pane("training")
+    pane = window.panes["training"]
+    window.session.set_corpus(Corpus((Source.pasted(TRAINING_TEXT),)))
+    pane.form.set_vocab_size(600)
+    assert pane.start()
+    qtbot.waitUntil(lambda: pane.run is not None and not pane.run.is_running, timeout=60_000)
+    qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=60_000)
+    settle(qapp, window)
+    assert window.size() == QSize(1280, 800)
+
+    # The merges table: every text column holds a few characters; if that is wider than the view,
+    # it scrolls sideways and the merge number stays pinned at the left.
+    table = pane.table
+    letter = QFontMetrics(window.session.font).horizontalAdvance("0")
+    for column, characters in ((LEFT, 4), (RIGHT, 4), (NEW, 8)):
+        assert table.columnWidth(column) >= characters * letter, f"column {column}: {table.columnWidth(column)} px"
+    total = sum(table.columnWidth(c) for c in range(table.model().columnCount()))
+    if total > table.viewport().width():
+        bar = table.horizontalScrollBar()
+        assert bar.maximum() > 0
+        pinned = table.findChild(QTableView, "mergesTablePinned")
+        bar.setValue(bar.maximum())
+        qapp.processEvents()
+        assert pinned is not None and pinned.isVisible()
+        assert pinned.columnWidth(0) == table.columnWidth(0) and pinned.x() <= table.frameWidth()
+        assert all(pinned.isColumnHidden(c) for c in range(1, table.model().columnCount()))
+        last = table.model().columnCount() - 1
+        assert table.columnViewportPosition(last) + table.columnWidth(last) <= table.viewport().width()
+
+    # The settings: every field whole inside its column.
+    side = pane.form
+    scroll = side.parentWidget()
+    while scroll is not None and not isinstance(scroll, QScrollArea):
+        scroll = scroll.parentWidget()
+    assert scroll is not None
+    viewport = scroll.viewport()
+    for field in side.findChildren(QWidget):
+        if field.isVisible() and isinstance(field, (QLineEdit, QComboBox, QSpinBox)):
+            right = field.mapTo(viewport, QPoint(field.width(), 0)).x()
+            assert right <= viewport.width(), f"{field.__class__.__name__} cut at {right} of {viewport.width()} px"
+
+    # The plots: each title whole in its plot and its row, each plot with room for a curve, none overlapping.
+    plots = pane.plots
+    rects = []
+    for plot in (plots.compression, plots.counts, plots.sweep):
+        title = plot.titleLabel
+        assert title.item.boundingRect().width() <= plot.width() + 1, f"{title.text!r} wider than its plot"
+        assert title.height() >= title.item.boundingRect().height() - 8, f"{title.text!r} cut in its row"
+        assert plot.vb.height() >= 2 * QFontMetrics(plot.getAxis("left").style["tickFont"] or window.font()).height()
+        rects.append(plot.sceneBoundingRect())
+    assert not any(a.intersects(b) for a, b in itertools.combinations(rects, 2))
+    assert all(rect.right() <= plots.viewport().width() + 1 for rect in rects)  # none cut at the right
+
+    # A long sentence in the live demo wraps its caption; the window keeps its size.
+    pane.demo.set_sentence(LONG_SENTENCE, edited=True)
+    settle(qapp, window)
+    assert window.size() == QSize(1280, 800)
+    assert pane.demo.count.width() <= pane.demo.width()
