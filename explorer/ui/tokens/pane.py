@@ -212,7 +212,7 @@ class TokensPane(Pane):
     def _show_legend(self) -> None:
         """What the marks in the view and the editor mean (the comparison's only while comparing)."""
         muted = self.palette().placeholderText().color().name()
-        parts = ["<b>╻</b> a notch and a thin gap: a token starts",
+        parts = ["<b>╻</b> a notch: a token starts",
                  "<u>&nbsp;&nbsp;&nbsp;</u> byte pieces of one character, its glyph after them",
                  f"<span style='color:{muted}'>┈┈</span> dotted underline in the prompt: a character split across tokens"]
         if len(self.lanes) > 1:

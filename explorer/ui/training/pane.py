@@ -447,19 +447,10 @@ class TrainingPane(Pane):
         job.failed.connect(lambda message: self.session.post_error("Could not build the tokenizer", message))
 
     def _on_tokenizer_built(self, run: TrainingRun, tokenizer: BPE) -> None:
-        """Publish in two frames: the pickers take the new name first (the toolbar's new width
-        can lay out and repaint the whole window), the panes take the tokenizer a view tick
-        later; in one frame the two held the window for the longest pause of a big run."""
-        if run is not self.run:
-            return
-        spec = self.session.add_trained(tokenizer, select=False)
-        QTimer.singleShot(UI_REFRESH_MS, lambda: self._on_tokenizer_listed(run, tokenizer, spec))
-
-    def _on_tokenizer_listed(self, run: TrainingRun, tokenizer: BPE, spec: str) -> None:
         if run is not self.run:
             return
         self.tokenizer = tokenizer
-        self.session.set_tokenizer(tokenizer, spec)
+        self.session.add_trained(tokenizer)
         self._update_result()
         self._update_controls()
         self._update_status()
