@@ -81,6 +81,20 @@ def test_empty_corpus_is_refused() -> None:
         list(BpeTrainer(300).merges())
 
 
+def test_learning_lets_the_chunk_counts_go() -> None:
+    """Once laid out as bytes the chunk counts are dropped (they held memory to the end of training
+    for nothing), so a trainer learns once; asking again says so instead of training on nothing."""
+    trainer = BpeTrainer(300, "gpt2")
+    trainer.add_text(CAT_MAT)
+    assert len(trainer.chunk_counts) == 9
+    merges = trainer.merges()
+    first = next(merges)
+    assert first.token == b"at" and not trainer.chunk_counts
+    assert [m.token for m in [first, *merges]] == [m.token for m in learn([CAT_MAT], 300, "gpt2")]
+    with pytest.raises(TrainingError, match="learned its merges already"):
+        next(trainer.merges())
+
+
 def test_training_is_a_cancellable_stream() -> None:
     stream = train([CAT_MAT * 10], 1000, "gpt2")
     first = next(stream)

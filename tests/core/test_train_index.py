@@ -3,7 +3,9 @@ pair queue's reusable slots. Merges themselves are checked against Hugging Face 
 
 from __future__ import annotations
 
+import gc
 import random
+import weakref
 from collections import Counter, defaultdict
 
 import pytest
@@ -103,3 +105,22 @@ def test_an_entry_of_one_chunk_carries_it_without_a_slot() -> None:
     queue.push({9 << SHIFT | 8: {123_456}})
     assert queue.pop() == (9 << SHIFT | 8, 3, (123_456,))
     assert queue.pop() is None
+
+
+def test_the_pair_index_is_let_go_once_queued(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The queue copies which chunks hold each pair; the index's own arrays are freed before the
+    first merge, not held by the trainer to the end of training."""
+    held: list[weakref.ref[object]] = []
+
+    def index(chunks: list[bytes], counts: list[int]) -> train_module.PairIndex:
+        pairs = _byte_pairs(chunks, counts)
+        held.extend(weakref.ref(chunks_of_pair) for chunks_of_pair in pairs[1].values())
+        return pairs
+
+    monkeypatch.setattr(train_module, "_byte_pairs", index)
+    trainer = BpeTrainer(300, "gpt2")
+    trainer.add_text("the cat sat on the mat. the cat ate the rat.")
+    merges = trainer.merges()
+    assert next(merges).token == b"at"
+    gc.collect()
+    assert held and all(ref() is None for ref in held)

@@ -161,6 +161,14 @@ def test_cat_mat_merge_2_is_a_tie_both_rules_see() -> None:
     assert cheap is not None and cheap.hf_pick == (ord("h"), ord("e")) and cheap.minbpe_pick is None
 
 
+def test_a_tie_keeps_its_pairs_in_eight_bytes_each() -> None:
+    """Most merges of a long run are ties: their pairs are kept packed in one bytes object (a tuple
+    of ints took over three times the memory), and read back as the same pairs."""
+    tie = list(train([CAT_MAT], 262, "digits", explain_ties=True))[1].tie
+    assert tie is not None and isinstance(tie.data, bytes) and len(tie.data) == 8 * len(tie.packed) == 16
+    assert tie.pairs == ((ord("h"), ord("e")), (ord("t"), ord("h")))  # the winner first
+
+
 def test_aaabdaaabac_three_merges_five_tokens() -> None:
     merges = minbpe(["aaabdaaabac"], 259, "none")
     assert learned(merges) == seed_004_train("aaabdaaabac", 259)[0]
