@@ -32,13 +32,15 @@ def closed_widgets_deleted(qapp: QApplication) -> Iterator[None]:
     returns to; a window a fixture closed itself was not deleted at all. And a session's signals
     hold the lambdas of every pane that listens to it, which hold the panes' Python side (plots,
     models, menus) in a cycle through C++ that gc cannot see: only deleting the session ends it.
-    Kept, they added up to GBs, and every window left behind was re-styled at each later test's
-    theme and zoom change (test_layout's tests took 20 s, then 40, 60, 80...)."""
+    And what the app froze out of collections (freeze_long_lived) is never collected unless it is
+    let back in. Kept, they added up to GBs, and every window left behind was re-styled at each
+    later test's theme and zoom change (test_layout's tests took 20 s, then 40, 60, 80...)."""
     yield
     for widget in qapp.topLevelWidgets():
         if isinstance(widget, QMainWindow) and not widget.isVisible():
             widget.deleteLater()  # (a window's menus and pop-ups are its own: deleted with it)
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.unfreeze()  # the app's gc.freeze() (workers.freeze_long_lived) would keep their cycles for good
     gc.collect()
 
 
