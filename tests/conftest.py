@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import os
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -27,3 +31,15 @@ HARD_CASES = [
     "    def f(x):\n        return x  # comment\n",
     "\x00 NUL and \x7f DEL",
 ]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def module_caches_freed(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test module's own `@cache` helpers (its loaded tokenizers and references) are emptied when
+    the module ends: kept for the rest of the run, they added up to GBs in the one pytest process."""
+    yield
+    module = request.module
+    for value in list(vars(module).values()):
+        if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == module.__name__:
+            value.cache_clear()
+    gc.collect()

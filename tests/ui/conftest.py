@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings
+from PySide6.QtWidgets import QApplication, QMainWindow
 
 from explorer.ui.session import Session
 from explorer.ui.settings import Settings
@@ -20,6 +22,26 @@ def clipboard_released_at_exit(qapp: object) -> Iterator[None]:
     """As the app does on quit (see release_clipboard): else a copied HTML crashes the exit."""
     yield
     release_clipboard()
+
+
+@pytest.fixture(autouse=True)
+def closed_widgets_deleted(qapp: QApplication) -> Iterator[None]:
+    """After each test, the windows and panes it closed are deleted, and the sessions (torn down
+    last: after the session fixture has stopped its workers). pytest-qt only deleteLater()s what
+    qtbot.addWidget was given, and a deferred delete waits for an event loop a test run never
+    returns to; a window a fixture closed itself was not deleted at all. And a session's signals
+    hold the lambdas of every pane that listens to it, which hold the panes' Python side (plots,
+    models, menus) in a cycle through C++ that gc cannot see: only deleting the session ends it.
+    And what the app froze out of collections (freeze_long_lived) is never collected unless it is
+    let back in. Kept, they added up to GBs, and every window left behind was re-styled at each
+    later test's theme and zoom change (test_layout's tests took 20 s, then 40, 60, 80...)."""
+    yield
+    for widget in qapp.topLevelWidgets():
+        if isinstance(widget, QMainWindow) and not widget.isVisible():
+            widget.deleteLater()  # (a window's menus and pop-ups are its own: deleted with it)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.unfreeze()  # the app's gc.freeze() (workers.freeze_long_lived) would keep their cycles for good
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)
@@ -37,3 +59,4 @@ def session(tmp_path: Path, qapp: object) -> Iterator[Session]:
     session = Session(Settings(store))
     yield session
     session.shutdown()
+    session.deleteLater()  # (deleted once closed_widgets_deleted tears down, after the panes)

@@ -45,3 +45,4 @@ def test_crash_saves_work_logs_and_restores(qtbot: QtBot, session: Session, stat
     assert fresh.trained["cats"].encode("the cat") == tokenizer.encode("the cat")
     assert not crash.pending_recovery()
     fresh.shutdown()
+    fresh.deleteLater()

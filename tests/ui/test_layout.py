@@ -66,6 +66,7 @@ def window(qapp: QApplication, tmp_path: Path, tokenizer, request: pytest.Fixtur
     session.unsaved.clear()  # (a Training run: else closing asks about it and waits for an answer)
     window.close()
     session.shutdown()
+    session.deleteLater()  # (with the window, after the test: tests/ui/conftest.py)
     apply_theme(qapp, "light")
 
 
