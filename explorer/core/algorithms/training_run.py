@@ -80,8 +80,8 @@ class Counting:
     stage: str = ""  # Hugging Face engine: what it is doing ("Compute merges"), and how far
     step: int = 0
     steps: int = 0
-    # The child's CPU seconds so far, all its threads (HF's too): against the wall clock, how many
-    # cores the run gets while reading, which tells how much slower its one-core phases will be.
+    # The child's CPU seconds so far, all its threads (HF's too): what follows reading is priced in
+    # CPU time, and against the wall clock this is the share of the machine the run gets (HfRunEta).
     cpu_seconds: float = 0.0
 
 
