@@ -205,6 +205,14 @@ class Workers(QObject):
         # their own pool and never hold up short jobs on the main one.
         self.relay_pool = QThreadPool()
         self.relay_pool.setMaxThreadCount(16)
+        self._held_until = 0.0  # time.monotonic() before which new jobs wait to start (see hold)
+
+    def hold(self, ms: int) -> None:
+        """Start no new pool job for the next `ms` milliseconds: jobs started meanwhile wait, then
+        run. For the frames that show a big change (a tokenizer published to every pane): the jobs
+        it sets off share the interpreter lock with the GUI thread, which takes it for each call
+        into Python while it paints, and each take waits for a busy worker to let go."""
+        self._held_until = max(self._held_until, time.monotonic() + ms / 1000)
 
     def start(self, name: str, work: Callable[[], Iterable[Any]], key: str | None = None) -> Job:
         """Run `work()` (a generator function) off the GUI thread; cancel the last job of `key`."""
@@ -212,7 +220,8 @@ class Workers(QObject):
         # Start on the next event-loop turn: the caller connects to the job's signals first, so
         # a job that ends within microseconds cannot emit before anyone listens.
         runner = _Runner(job, work, self._forget)
-        QTimer.singleShot(0, self, lambda: self.pool.start(runner))
+        wait_ms = max(0, round((self._held_until - time.monotonic()) * 1000))
+        QTimer.singleShot(wait_ms, self, lambda: self.pool.start(runner))
         self.job_started.emit(job)
         return job
 

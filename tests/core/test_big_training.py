@@ -11,7 +11,6 @@ import pytest
 
 import explorer.core.corpora.corpus as corpus_module
 from explorer.core.algorithms.hf_progress import HfProgress
-from explorer.core.algorithms.training_eta import AFTER_BYTES_PER_TEXT, HfRunEta
 from explorer.core.algorithms.training_run import Counting, DistinctTexts, Learned, TrainingSettings, run_training
 from explorer.core.corpora.corpus_sources import Corpus, CorpusReader, Source
 from explorer.core.pretokenization.pretokenize import Pretokenizer
@@ -98,36 +97,6 @@ def test_progress_bars_are_read_and_other_output_passed_on() -> None:
     assert rest == "warning: x\n"
     progress.feed("[00:00:00] Pre-processing files (12 Mo)    ░░░░░░░░░░                  37%")
     assert (progress.stage, progress.step, progress.steps) == ("Pre-processing files", 37, 100)
-
-
-def test_time_left_while_reading_adds_the_distinct_texts_work() -> None:
-    eta = HfRunEta(started=100.0)
-    assert eta.seconds_left(100.5) is None  # nothing read yet
-    eta.reading(102.0, 20_000_000, 100_000_000, distinct=10_000)  # 10 MB/s
-    after = 10_000 * AFTER_BYTES_PER_TEXT / 10_000_000
-    assert eta.seconds_left(102.0) == pytest.approx(8.0 + after)
-    assert eta.fraction(102.0) == pytest.approx(2.0 / (10.0 + after))
-
-
-def test_time_left_after_reading_follows_hf_merges() -> None:
-    eta = HfRunEta(started=0.0)
-    eta.reading(5.0, 50_000_000, 100_000_000, distinct=1_000_000)
-    eta.learning(10.0, "Tokenize words", 0, 1000, 1_000_000)  # reading took 10 s: 10 MB/s
-    prior = 1_000_000 * AFTER_BYTES_PER_TEXT / 10_000_000
-    assert eta.seconds_left(11.0) == pytest.approx(prior - 1.0)
-    eta.learning(12.0, "Compute merges", 0, 30_000, 1_000_000)
-    eta.learning(14.0, "Compute merges", 15_000, 30_000, 1_000_000)  # half the merges in 2 s
-    assert eta.seconds_left(14.0) == pytest.approx(min(prior - 4.0, 2.0 + 0.4 * prior))
-    eta.merging(16.0, 1000, 2000, 1000.0)  # the replay: 1,000 merges to go at 1,000 a second
-    assert eta.seconds_left(16.0) == pytest.approx(1.0)
-
-
-def test_reading_speed_is_the_recent_one() -> None:
-    """Reading that slows down (HF on a big corpus) is timed by its newer half, not from the start."""
-    eta = HfRunEta(started=0.0)
-    for second in range(1, 11):  # 20 MB/s for 5 s, then 10 MB/s
-        eta.reading(float(second), 20_000_000 * min(second, 5) + 10_000_000 * max(second - 5, 0), 400_000_000, 0)
-    assert eta.seconds_left(10.0) == pytest.approx((400_000_000 - 150_000_000) / 10_000_000)
 
 
 def test_progress_sets_a_terminal_type_only_while_open(monkeypatch: pytest.MonkeyPatch) -> None:

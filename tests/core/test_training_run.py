@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -246,3 +247,31 @@ def test_hf_counts_do_not_encode_the_corpus_again(monkeypatch: pytest.MonkeyPatc
     assert sum(r.merge.count for r in records if isinstance(r, Learned)) > 0
     corpus_chars = sum(map(len, corpus.reader()))
     assert 0 < sum(encoded) < corpus_chars / 5
+
+
+def test_records_pickle_as_one_call_each() -> None:
+    """A training child sends tens of thousands of merges: each is rebuilt by one call to its class,
+    not field by field through dataclasses' __setstate__ (a BUILD per object), and equal to what was sent."""
+    import pickle
+    import pickletools
+
+    from explorer.core.algorithms.pair_queue import Tie
+    from explorer.core.algorithms.training_run import Learned
+
+    records = [Learned(Merge(rank, 97, 98, 256 + rank, b"ab", 10 - rank, 100 - rank), 50 - rank) for rank in range(3)]
+    records.append(Learned(Merge(3, 1, 2, 259, b"\x01\x02", 5, 90, Tie((1 << 20 | 2, 3 << 20 | 4), 0, 1)), -1))
+    data = pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL)
+    assert pickle.loads(data) == records and pickle.loads(data)[-1].merge.tie == records[-1].merge.tie
+    assert "BUILD" not in {op.name for op, _, _ in pickletools.genops(data)}
+
+
+def test_measuring_reports_the_chunks_encoded() -> None:
+    """The Hugging Face engine's measuring phase reports its own progress (for the time left)."""
+    from explorer.core.algorithms.training_run import _hf_fit, _hf_merges, chunk_merge_counts
+
+    settings = TrainingSettings(300, "none", engine="hf")
+    tokenizer = _hf_fit(["aaabdaaabac"] * 3, settings)
+    merges = _hf_merges(tokenizer)
+    encoded: list[int] = []
+    chunk_merge_counts(tokenizer.model, merges, Counter({"aaabdaaabac": 3, "abab": 2}), encoded)
+    assert encoded == [2, 2]

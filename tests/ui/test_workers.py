@@ -147,3 +147,25 @@ def test_an_ended_job_lets_go_of_what_its_listeners_hold(qtbot: QtBot) -> None:
     gc.collect()
     assert held() is None
     assert workers.shutdown()
+
+
+def test_held_jobs_start_when_the_hold_ends(qtbot: QtBot) -> None:
+    """What a published tokenizer sets off waits out the hold, then runs as usual; latest wins meanwhile."""
+    workers = Workers()
+    started: list[float] = []
+
+    def work():  # type: ignore[no-untyped-def]
+        started.append(time.monotonic())
+        yield 1
+        return "done"
+
+    workers.hold(300)
+    asked = time.monotonic()
+    first = workers.start("first", work, key="k")
+    job = workers.start("held", work, key="k")
+    qtbot.wait(150)
+    assert not started  # still held
+    with qtbot.waitSignals([first.cancelled, job.finished], order="none", timeout=5000):
+        pass
+    assert len(started) == 1 and started[0] - asked >= 0.29
+    assert workers.shutdown()

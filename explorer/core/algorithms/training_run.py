@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 import queue
 import threading
+import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain
@@ -79,6 +80,9 @@ class Counting:
     stage: str = ""  # Hugging Face engine: what it is doing ("Compute merges"), and how far
     step: int = 0
     steps: int = 0
+    # The child's CPU seconds so far, all its threads (HF's too): what follows reading is priced in
+    # CPU time, and against the wall clock this is the share of the machine the run gets (HfRunEta).
+    cpu_seconds: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +102,9 @@ class Learned:
 
     merge: Merge
     held_out_tokens: int
+
+    def __reduce__(self) -> tuple[type[Learned], tuple[Merge, int]]:
+        return Learned, (self.merge, self.held_out_tokens)  # cheap to unpickle, as `Merge.__reduce__`
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,12 +243,18 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
         raise TrainingError("the corpus holds no text" + _skipped_note(reader))
     distinct.finish()  # HF left texts unread (it reads them all) or the corpus was empty
 
-    def measure() -> tuple[list[int], int]:
-        return chunk_merge_counts(tokenizer.model, merges, distinct.result())
+    encoded = [0, 0]  # distinct chunks encoded, of how many: the measuring's own progress, for the time left
 
-    counts, corpus_tokens = yield from _in_background(
-        measure, lambda: Counting(reader.bytes_read, reader.total_bytes, distinct.texts_added, distinct.seen,
-                                  "measuring", "counting chunks", distinct.counted, distinct.seen))
+    def measure() -> tuple[list[int], int]:
+        return chunk_merge_counts(tokenizer.model, merges, distinct.result(), encoded)
+
+    def measuring() -> Counting:
+        stage, step, steps = (("encoding chunks", *encoded) if encoded[1] else
+                              ("counting chunks", distinct.counted, distinct.seen))
+        return Counting(reader.bytes_read, reader.total_bytes, distinct.texts_added, distinct.seen, "measuring",
+                        stage, step, steps, time.process_time())
+
+    counts, corpus_tokens = yield from _in_background(measure, measuring)
     yield MergeStage(settings.target_merges, corpus_tokens, len(distinct.chunk_counts), tracker.bytes if tracker else 0,
                      tuple(map(str, reader.skipped)))
     distinct.chunk_counts = Counter()  # the chunks are let go before the merges are replayed
@@ -262,7 +275,8 @@ def _hf_on_texts(reader: CorpusReader, distinct: DistinctTexts, settings: Traini
 
     def reading() -> Counting:
         if reader.bytes_read < reader.total_bytes or not progress.stage or progress.stage.startswith("Pre-process"):
-            return Counting(reader.bytes_read, reader.total_bytes, distinct.texts_added, distinct.seen, "reading")
+            return Counting(reader.bytes_read, reader.total_bytes, distinct.texts_added, distinct.seen, "reading",
+                            cpu_seconds=time.process_time())
         return _learning(reader, distinct, progress)
 
     with progress:
@@ -301,7 +315,8 @@ def _hf_on_files(reader: CorpusReader, files: list[str], distinct: DistinctTexts
         if read is None and progress.stage and not progress.stage.startswith("Pre-process"):
             return _learning(reader, distinct, progress)
         done = reader.bytes_read if read is None else min(read, reader.bytes_read)
-        return Counting(done, reader.total_bytes, distinct.texts_added, distinct.seen, "reading")
+        return Counting(done, reader.total_bytes, distinct.texts_added, distinct.seen, "reading",
+                        cpu_seconds=time.process_time())
 
     counting = _Thread(count)
     try:
@@ -320,7 +335,7 @@ def _hf_on_files(reader: CorpusReader, files: list[str], distinct: DistinctTexts
 def _learning(reader: CorpusReader, distinct: DistinctTexts, progress: HfProgress) -> Counting:
     """HF has read the corpus and is learning: its stage and how far it is."""
     return Counting(reader.total_bytes, reader.total_bytes, distinct.texts_added, distinct.seen, "learning",
-                    progress.stage, progress.step, progress.steps)
+                    progress.stage, progress.step, progress.steps, time.process_time())
 
 
 def _hf_fit(texts: Iterable[str] | Iterable[list[str]], settings: TrainingSettings, show_progress: bool = False,
@@ -370,7 +385,8 @@ def merge_counts(model: Any, pattern: str, merges: list[Merge], texts: Iterable[
     return chunk_merge_counts(model, merges, counter.chunk_counts)
 
 
-def chunk_merge_counts(model: Any, merges: list[Merge], chunk_counts: Mapping[str, int]) -> tuple[list[int], int]:
+def chunk_merge_counts(model: Any, merges: list[Merge], chunk_counts: Mapping[str, int],
+                       encoded: list[int] | None = None) -> tuple[list[int], int]:
     """`merge_counts` from the training text's distinct chunks and how often each occurs.
 
     Encoding a chunk with the finished merges ends where training ended for it, so encoding
@@ -378,6 +394,7 @@ def chunk_merge_counts(model: Any, merges: list[Merge], chunk_counts: Mapping[st
     encoding the corpus again. Every token an occurrence of merge m made is either still there
     at the end or was used up by a later merge; walking the merges from last to first adds the
     two. Each chunk is one word (no regex), run without special tokens, as the trainer saw it.
+    `encoded`, if given, is kept at [chunks encoded so far, chunks] for another thread to read.
     """
     encoder = training_pipeline("none")
     encoder.model = model
@@ -393,6 +410,8 @@ def chunk_merge_counts(model: Any, merges: list[Merge], chunk_counts: Mapping[st
     chunks = list(chunk_counts)
     weights = np.fromiter(chunk_counts.values(), dtype=np.int64, count=len(chunks))
     final = np.zeros(size, dtype=np.int64)
+    if encoded is not None:
+        encoded[:] = [0, len(chunks)]
     for start in range(0, len(chunks), MEASURE_BATCH):
         encodings = encoder.encode_batch_fast(chunks[start : start + MEASURE_BATCH], add_special_tokens=False)
         lengths = np.fromiter(map(len, encodings), dtype=np.int64, count=len(encodings))
@@ -401,6 +420,8 @@ def chunk_merge_counts(model: Any, merges: list[Merge], chunk_counts: Mapping[st
         times = np.repeat(weights[start : start + len(encodings)], lengths)
         kept = mapped >= 0
         final += np.bincount(mapped[kept], weights=times[kept], minlength=size).astype(np.int64)  # exact below 2**53
+        if encoded is not None:
+            encoded[0] = start + len(encodings)
     remaining = int(final.sum())
     counts = [0] * len(merges)
     for merge in reversed(merges):

@@ -39,6 +39,7 @@ from explorer.ui.training.status import escape, progress_shown, status_html
 from explorer.ui.training.tie_details import TieDetails
 
 UI_REFRESH_MS = 50  # new rows, status line, progress bar and scrolling, at most this often
+PUBLISH_HOLD_MS = 250  # new background jobs wait this long after a trained tokenizer is published
 PLOT_EVERY = 6  # plots on every sixth refresh (300 ms): repainting them is the costliest thing here
 SPEEDS = (0.5, 1, 2, 5, 10, 20, 50, 100, 1000)
 TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the text is one sequence and a tie "
@@ -420,16 +421,20 @@ class TrainingPane(Pane):
             self.plots.fit_x(len(run.merges))  # a run that stopped early or was cancelled ends before the target
         if state == FAILED:
             self.session.post_error("Training failed", run.error)
-        elif run.merges:
+        elif run.merges and not hf:  # (Hugging Face: once its plots are drawn)
             self._build_tokenizer(run)
         self._update_controls()
         self._update_status()
 
     def _draw_final_plots(self, run: TrainingRun) -> None:
+        """Then the tokenizer is built: on a pool thread, it would hold the interpreter lock in the
+        frame where the plots paint tens of thousands of points."""
         if run is self.run:
             self.plots.fit_x(len(run.merges))
             self.plots.refresh()
             self.plots_panel.show_plots(self._plots_started)
+            if run.state != FAILED and run.merges:
+                QTimer.singleShot(0, lambda: self._build_tokenizer(run))
 
     def _build_tokenizer(self, run: TrainingRun) -> None:
         """Make the tokenizer from the merges on a pool thread, then publish it.
@@ -450,6 +455,9 @@ class TrainingPane(Pane):
         if run is not self.run:
             return
         self.tokenizer = tokenizer
+        # What the panes start for the new tokenizer (its vocabulary table, the chat, the forest) waits
+        # until the window has shown it: on pool threads, it would hold the lock that painting needs.
+        self.session.workers.hold(PUBLISH_HOLD_MS)
         self.session.add_trained(tokenizer)
         self._update_result()
         self._update_controls()

@@ -7,6 +7,7 @@ the pane what changed once per batch. Step and Play send commands to the real tr
 
 from __future__ import annotations
 
+import gc
 import time
 from collections import deque
 from typing import Any
@@ -52,6 +53,7 @@ class TrainingRun(QObject):
         self.started_at = self.ended_at = 0.0
         self._recent: deque[tuple[float, int]] = deque()  # (time, merges) for merges per second
         self.eta: HfRunEta | None = None  # the Hugging Face engine's time left, phase by phase
+        self._collector_paused = False
 
     # Control
 
@@ -178,6 +180,8 @@ class TrainingRun(QObject):
                     self._set_state(COUNTING)
             elif isinstance(item, MergeStage):
                 self.stage = item
+                if self.settings.engine == "hf":
+                    self._pause_collector()
                 if self.state in (STARTING, COUNTING):
                     self._set_state(MERGING)
         if merges:
@@ -197,9 +201,13 @@ class TrainingRun(QObject):
         if self.stage is not None:
             self.eta.merging(now, len(self.merges), self.target, self.merges_per_second)
         elif counting is not None and counting.phase == "reading":
-            self.eta.reading(now, counting.bytes_read, counting.total_bytes, counting.distinct_chunks)
+            self.eta.reading(now, counting.bytes_read, counting.total_bytes, counting.distinct_chunks,
+                             counting.cpu_seconds)
+        elif counting is not None and counting.phase == "measuring":
+            self.eta.measuring(now, counting.stage, counting.step, counting.steps, counting.cpu_seconds)
         elif counting is not None:
-            self.eta.learning(now, counting.stage, counting.step, counting.steps, counting.distinct_chunks)
+            self.eta.learning(now, counting.stage, counting.step, counting.steps, counting.distinct_chunks,
+                              counting.cpu_seconds)
 
     def _on_job_finished(self, summary: object) -> None:
         self.summary = summary if isinstance(summary, RunSummary) else None
@@ -209,9 +217,21 @@ class TrainingRun(QObject):
         self.error = message
         self._end(FAILED)
 
+    def _pause_collector(self) -> None:
+        """Hugging Face's merges arrive all at once, tens of thousands of records in a second: the
+        full collections they set off (10-15 ms each, holding the interpreter lock) fell in the
+        frames that show the result. Paused until the run ends; what it made is frozen then."""
+        if gc.isenabled():
+            gc.disable()
+            self._collector_paused = True
+
     def _end(self, state: str) -> None:
         if self.state in ENDED:
             return
+        if self._collector_paused:
+            self._collector_paused = False
+            freeze_long_lived()  # the run's merges stay as long as the run
+            gc.enable()
         self.ended_at = time.monotonic()
         self._set_state(state)
         self.ended.emit(state)
