@@ -254,7 +254,7 @@ def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], 
     """Arbitrary Unicode and byte-heavy text on an empty chunk cache, every new chunk merged in
     numpy (merge_batch), in small batches that wait for each other's new chunks and a cache
     that fills up: tiktoken's ids. (On real text these paths need megabytes to be reached.)"""
-    from explorer.core.algorithms import bpe as bpe_module
+    from explorer.core.algorithms import cached_encoding as bpe_module
     from explorer.core.algorithms import merge_batch
     from explorer.core.pretokenization.pretokenize import Pretokenizer
 
@@ -277,7 +277,7 @@ def test_a_failed_encode_leaves_no_empty_chunk_behind(reference: dict[str, tikto
     """Chunking that fails (a custom pattern's timeout) or a lone surrogate (it has no UTF-8)
     while batches wait for their new chunks to be merged: none of those chunks may stay in the
     cache without its ids."""
-    from explorer.core.algorithms import bpe as bpe_module
+    from explorer.core.algorithms import cached_encoding as bpe_module
     from explorer.core.errors import PatternTimeoutError
     from explorer.core.pretokenization.pretokenize import Pretokenizer
 
@@ -307,7 +307,7 @@ def test_threads_sharing_a_cold_cache_get_tiktokens_ids(reference: dict[str, tik
     import sys
     import threading
 
-    from explorer.core.algorithms import bpe as bpe_module
+    from explorer.core.algorithms import cached_encoding as bpe_module
     from explorer.core.pretokenization.pretokenize import Pretokenizer
 
     windows = Pretokenizer.iter_pieces
