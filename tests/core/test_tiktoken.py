@@ -247,9 +247,9 @@ _MIXED = st.sampled_from(["the", " the", "The", " cat", "'s", "'LL", "don't", "1
 @settings(max_examples=120, deadline=None)
 @given(name=st.sampled_from(["cl100k_base", "o200k_base", "r50k_base"]),
        parts=st.lists(st.one_of(_MIXED, st.text(max_size=12)), max_size=120),
-       few=st.sampled_from([1, 32]), batch=st.sampled_from([1, 7, 64]), together=st.sampled_from([1, 5, 1 << 14]),
+       few=st.sampled_from([1, 32]), waiting=st.sampled_from([1, 7, 64]), together=st.sampled_from([1, 5, 1 << 14]),
        limit=st.sampled_from([3, 1 << 20]))
-def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], few: int, batch: int, together: int,
+def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], few: int, waiting: int, together: int,
                                                    limit: int, reference: dict[str, tiktoken.Encoding]) -> None:
     """Arbitrary Unicode and byte-heavy text on an empty chunk cache, every new chunk merged in
     numpy (merge_batch), in small batches that wait for each other's new chunks and a cache
@@ -264,7 +264,7 @@ def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], 
     bpe._cache.clear()  # cold
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bpe_module, "_MANY", 1)
-        patch.setattr(bpe_module, "_BATCH", batch)
+        patch.setattr(bpe_module, "_WAITING", waiting)
         patch.setattr(bpe_module, "_TOGETHER", together)
         patch.setattr(bpe_module, "_CACHE_LIMIT", limit)
         patch.setattr(merge_batch, "_FEW", few)
@@ -277,7 +277,6 @@ def test_a_failed_encode_leaves_no_empty_chunk_behind(reference: dict[str, tikto
     """Chunking that fails (a custom pattern's timeout) or a lone surrogate (it has no UTF-8)
     while batches wait for their new chunks to be merged: none of those chunks may stay in the
     cache without its ids."""
-    from explorer.core.algorithms import cached_encoding as bpe_module
     from explorer.core.errors import PatternTimeoutError
     from explorer.core.pretokenization.pretokenize import Pretokenizer
 
@@ -293,8 +292,7 @@ def test_a_failed_encode_leaves_no_empty_chunk_behind(reference: dict[str, tikto
                                  (lambda self, text: windows(self, text, 16), words + " \ud800", UnicodeEncodeError)]:
         bpe._cache.clear()
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(bpe_module, "_BATCH", 1)
-            patch.setattr(Pretokenizer, "iter_pieces", failing)  # many batches, then the failure
+            patch.setattr(Pretokenizer, "iter_pieces", failing)  # many windows, then the failure
             with pytest.raises(error):
                 bpe.encode(text, special="plain")
         assert bpe.encode(words, special="plain") == theirs.encode_ordinary(words)
@@ -318,7 +316,6 @@ def test_threads_sharing_a_cold_cache_get_tiktokens_ids(reference: dict[str, tik
     interval = sys.getswitchinterval()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bpe_module, "_MANY", 1)
-        patch.setattr(bpe_module, "_BATCH", 1)
         patch.setattr(Pretokenizer, "iter_pieces", lambda self, text: windows(self, text, 64))
         sys.setswitchinterval(1e-6)
         try:

@@ -12,18 +12,18 @@ import threading
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import chain, compress, islice, repeat
-from operator import is_, is_not, not_
+from functools import reduce
+from itertools import compress, islice, repeat
+from operator import iconcat, is_, is_not, not_
 
 from explorer.core.algorithms.special_tokens import SpecialTokens
 from explorer.core.pretokenization.pretokenize import Pretokenizer
 from explorer.core.sources.tokenizer import SpecialMode
 
 _CACHE_LIMIT = 1 << 20
-_BATCH = 1 << 16  # pieces looked up at a time, so that unseen chunks come many at once
 _MANY = 512  # unseen chunks worth merging together in numpy (fewer go one by one)
 _TOGETHER = 1 << 14  # unseen chunks that batches wait for, to be merged in one numpy call
-_WAITING = 8  # batches that may wait for them (their ids: 4 MB)
+_WAITING = 1 << 19  # pieces that may wait for them (their ids: 4 MB)
 _BATCH_LONGEST = 256  # bytes; longer chunks take as many rounds as they have merges: the heap is quicker
 
 
@@ -106,19 +106,20 @@ class CachedEncoding:
         return out
 
     def _encode_segment(self, text: str, out: list[int]) -> None:
-        """Append the ids of `text` (no special tokens) to `out`, a batch of pieces at a time.
+        """Append the ids of `text` (no special tokens) to `out`, a window of pieces at a time.
 
-        A batch's new chunks get empty lists (see ChunkCache). The batches that met them wait
-        until _TOGETHER new chunks have come (or _WAITING batches, or the text ends), so that
+        A window's new chunks get empty lists (see ChunkCache). The windows that met them wait
+        until _TOGETHER new chunks have come (or _WAITING pieces, or the text ends), so that
         they are merged in fewer, bigger numpy calls (0.03 s less on 10 MB); then the lists are
-        filled and the waiting batches go out.
+        filled and the waiting windows go out.
         """
         cache, lock = self._cache, self._cache_lock
         waiting: list[list[Sequence[int]]] = []
-        known = 0  # the chunks before the waiting batches
+        waited = 0  # pieces in the waiting windows
+        known = 0  # the chunks before the waiting windows
         held = False  # the lock: another thread must not meet (or add to) this call's empty lists
         try:
-            for pieces in self._batches(text):
+            for pieces in self._pretokenizer.iter_pieces(text):
                 if not held:
                     held = lock.acquire()
                     known = len(cache)
@@ -128,11 +129,13 @@ class CachedEncoding:
                 found = list(map(cache.__getitem__, pieces))  # a new chunk: an empty list, for now
                 if len(cache) > known or waiting:
                     waiting.append(found)
-                    if len(cache) - known < _TOGETHER and len(waiting) < _WAITING:
+                    waited += len(found)
+                    if len(cache) - known < _TOGETHER and waited < _WAITING:
                         continue
                     self._flush(waiting, known, out)
+                    waited = 0
                 else:
-                    out.extend(chain.from_iterable(found))  # (a warm cache)
+                    reduce(iconcat, found, out)  # (a warm cache; list += tuple, in C)
                 lock.release()
                 held = False
             if waiting:
@@ -146,29 +149,19 @@ class CachedEncoding:
                 lock.release()
 
     def _flush(self, waiting: list[list[Sequence[int]]], known: int, out: list[int]) -> None:
-        """Encode the new chunks of the `waiting` batches (those after the first `known` of the
-        cache), append the batches' ids to `out`."""
-        self._fill(self._cache.newest(len(self._cache) - known))
+        """Encode the new chunks of the `waiting` windows (those after the first `known` of the
+        cache), append the windows' ids to `out`."""
+        self._fill(len(self._cache) - known)
         for found in waiting:
-            out.extend(chain.from_iterable(found))
+            reduce(iconcat, found, out)
         waiting.clear()
 
-    def _batches(self, text: str) -> Iterator[list[str]]:
-        """The pieces of `text` in lists of about _BATCH."""
-        batch: list[str] = []
-        for pieces in self._pretokenizer.iter_pieces(text):
-            batch += pieces
-            if len(batch) >= _BATCH:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
-
-    def _fill(self, new: list[str]) -> None:
-        """Encode the `new` chunks into the empty lists the cache gave them (and keep them in
-        the cache as tuples): together in numpy when they are many (a cold cache; see
+    def _fill(self, count: int) -> None:
+        """Encode the `count` newest chunks into the empty lists the cache gave them (and keep
+        them in the cache as tuples): together in numpy when they are many (a cold cache; see
         merge_batch), else one by one."""
-        slots = list(map(self._cache.__getitem__, new))
+        new = self._cache.newest(count)
+        slots = list(islice(reversed(self._cache.values()), count))  # (no lookup again)
         data = list(map(str.encode, new))
         if len(new) < _MANY or not self._merges_together():
             self._store(new, slots, list(map(tuple, map(self.encode_bytes, data))))
