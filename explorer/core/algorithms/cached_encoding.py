@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import reduce
 from itertools import compress, islice, repeat
-from operator import iconcat, is_, is_not, not_
+from operator import iconcat, is_, not_
 
 from explorer.core.algorithms.special_tokens import SpecialTokens
 from explorer.core.pretokenization.pretokenize import Pretokenizer
@@ -164,37 +164,35 @@ class CachedEncoding:
         slots = list(islice(reversed(self._cache.values()), count))  # (no lookup again)
         data = list(map(str.encode, new))
         if len(new) < _MANY or not self._merges_together():
-            self._store(new, slots, list(map(tuple, map(self.encode_bytes, data))))
+            ids = list(map(tuple, map(self.encode_bytes, data)))
         else:
-            self._learn(new, slots, data)
+            ids = self._learn(data)
+        list(map(list.extend, slots, ids))  # for the windows that met them
+        self._cache.update(zip(new, ids))
 
-    def _store(self, chunks: Iterable[str], slots: Iterable[list[int]], ids: list[tuple[int, ...]]) -> None:
-        """The ids of new chunks: into their slots (for the batch that met them) and the cache."""
-        list(map(list.extend, slots, ids))
-        self._cache.update(zip(chunks, ids))
-
-    def _learn(self, chunks: list[str], slots: list[list[int]], data: list[bytes]) -> None:
-        """Merge many chunks (`data`) in numpy all at once: one by one, each costs microseconds.
-        Those that are a token whole (`ignore_merges`) come from the vocabulary, the rare long
-        ones from the one-chunk merge loop."""
+    def _learn(self, data: list[bytes]) -> list[tuple[int, ...]]:
+        """The ids of many chunks (`data`), merged in numpy all at once: one by one, each costs
+        microseconds. Those that are a token whole (`ignore_merges`) come from the vocabulary,
+        the rare long ones from the one-chunk merge loop. Each kind is put in its chunks'
+        places, so that the caller stores them all in one pass."""
         from explorer.core.algorithms.merge_batch import merge_chunks  # numpy: imported when first needed
 
+        ids: list[tuple[int, ...]] = [()] * len(data)
+        places: Iterable[int] = range(len(data))  # of the chunks still to merge
         if self.ignore_merges:
             tokens = list(map(self._whole_tokens.get, data))
-            whole = list(map(is_not, tokens, repeat(None)))
-            self._store(compress(chunks, whole), compress(slots, whole), list(zip(compress(tokens, whole))))
+            ids = list(zip(tokens))  # (None,) where a chunk is no token: merged below
             merging = list(map(is_, tokens, repeat(None)))
-            chunks, slots, data = list(compress(chunks, merging)), list(compress(slots, merging)), \
-                list(compress(data, merging))
+            places, data = list(compress(places, merging)), list(compress(data, merging))
         if max(map(len, data), default=0) > _BATCH_LONGEST:  # rare: leave the long ones to the heap
             long = [len(chunk_bytes) > _BATCH_LONGEST for chunk_bytes in data]
-            self._store(compress(chunks, long), compress(slots, long),
-                        [tuple(self.encode_bytes(chunk_bytes)) for chunk_bytes in compress(data, long)])
+            list(map(ids.__setitem__, compress(places, long),
+                     [tuple(self.encode_bytes(chunk_bytes)) for chunk_bytes in compress(data, long)]))
             short = list(map(not_, long))
-            chunks, slots, data = list(compress(chunks, short)), list(compress(slots, short)), \
-                list(compress(data, short))
+            places, data = list(compress(places, short)), list(compress(data, short))
         byte_ids, ranks = self._batch_tables
-        self._store(chunks, slots, merge_chunks(data, byte_ids, ranks, self._merge))
+        list(map(ids.__setitem__, places, merge_chunks(data, byte_ids, ranks, self._merge)))
+        return ids
 
     def encode_chunk(self, chunk: str) -> tuple[int, ...]:
         """The ids of one pre-tokenized chunk (cached)."""
