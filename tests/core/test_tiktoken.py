@@ -248,12 +248,14 @@ _MIXED = st.sampled_from(["the", " the", "The", " cat", "'s", "'LL", "don't", "1
 @given(name=st.sampled_from(["cl100k_base", "o200k_base", "r50k_base"]),
        parts=st.lists(st.one_of(_MIXED, st.text(max_size=12)), max_size=120),
        few=st.sampled_from([1, 32]), waiting=st.sampled_from([1, 7, 64]), together=st.sampled_from([1, 5, 1 << 14]),
-       limit=st.sampled_from([3, 1 << 20]))
+       limit=st.sampled_from([3, 1 << 20]), longest=st.sampled_from([2, 6, 256]))
 def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], few: int, waiting: int, together: int,
-                                                   limit: int, reference: dict[str, tiktoken.Encoding]) -> None:
+                                                   limit: int, longest: int,
+                                                   reference: dict[str, tiktoken.Encoding]) -> None:
     """Arbitrary Unicode and byte-heavy text on an empty chunk cache, every new chunk merged in
-    numpy (merge_batch), in small batches that wait for each other's new chunks and a cache
-    that fills up: tiktoken's ids. (On real text these paths need megabytes to be reached.)"""
+    numpy (merge_batch), in small windows that wait for each other's new chunks and a cache
+    that fills up, with whole tokens, long chunks (over `longest` bytes: the heap) and merged
+    ones in one fill: tiktoken's ids. (On real text these paths need megabytes to be reached.)"""
     from explorer.core.algorithms import cached_encoding as bpe_module
     from explorer.core.algorithms import merge_batch
     from explorer.core.pretokenization.pretokenize import Pretokenizer
@@ -267,8 +269,9 @@ def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], 
         patch.setattr(bpe_module, "_WAITING", waiting)
         patch.setattr(bpe_module, "_TOGETHER", together)
         patch.setattr(bpe_module, "_CACHE_LIMIT", limit)
+        patch.setattr(bpe_module, "_BATCH_LONGEST", longest)
         patch.setattr(merge_batch, "_FEW", few)
-        patch.setattr(Pretokenizer, "iter_pieces", lambda self, text: windows(self, text, 16))  # many batches
+        patch.setattr(Pretokenizer, "iter_pieces", lambda self, text: windows(self, text, 16))  # many windows
         assert bpe.encode(text, special="plain") == reference[name].encode_ordinary(text)
     assert all(isinstance(ids, tuple) and ids for ids in bpe._cache.values())  # no list left unfilled
 
