@@ -1,4 +1,4 @@
-"""Encoding a text through a cache of chunk ids, a batch of chunks at a time.
+"""Encoding a text through a cache of chunk ids, a window of pieces at a time.
 
 Most chunks repeat ("the" occurs a million times), so each distinct chunk is merged once and its
 ids kept. The chunks a text brings that the cache has not seen are gathered and merged together
@@ -22,16 +22,16 @@ from explorer.core.sources.tokenizer import SpecialMode
 
 _CACHE_LIMIT = 1 << 20
 _MANY = 512  # unseen chunks worth merging together in numpy (fewer go one by one)
-_TOGETHER = 1 << 14  # unseen chunks that batches wait for, to be merged in one numpy call
+_TOGETHER = 1 << 14  # unseen chunks that windows wait for, to be merged in one numpy call
 _WAITING = 1 << 19  # pieces that may wait for them (their ids: 4 MB)
 _BATCH_LONGEST = 256  # bytes; longer chunks take as many rounds as they have merges: the heap is quicker
 
 
 class ChunkCache(defaultdict[str, Sequence[int]]):
     """chunk -> ids (a tuple). A chunk not seen before gets an empty list at once (in C, no
-    Python call), which `CachedEncoding._fill` fills when its batch has been looked up: so a batch
-    is looked up in one C-level pass, and its new chunks, the last keys in the dict's order, are
-    encoded together. The cache then keeps a tuple: its ids lie in it, one memory read fewer than
+    Python call), which `CachedEncoding._fill` fills when its window has been looked up: so a
+    window is looked up in one C-level pass, and its new chunks, the last keys in the dict's
+    order, are encoded together. The cache then keeps a tuple: its ids lie in it, one memory read fewer than
     a list's."""
 
     def __init__(self) -> None:
