@@ -208,7 +208,7 @@ class CachedEncoding:
 def _collector_paused() -> Iterator[None]:
     """Python's cycle collector paused while a text is encoded. On a cold cache, 80,000 new
     chunks of 10 MB make as many lists and tuples; every 700 new objects started a collection
-    that walked the young ones (and the batch's 65,000 pieces and ids with them), every tenth
+    that walked the young ones (and the waiting windows' pieces and ids with them), every tenth
     the older ones, and now and then the whole heap: a third of the cold encode. Encoding makes
     no reference cycles, and the first collection after it finds whatever there is. (The GUI
     encodes in blocks, so the pause is short there.)"""
