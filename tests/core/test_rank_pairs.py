@@ -11,7 +11,7 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.algorithms import bpe, merge_batch, rank_pairs
+from explorer.core.algorithms import cached_encoding, merge_batch, rank_pairs
 from explorer.core.cache import cache_dir
 from explorer.core.formats.tiktoken_file import write_ranks
 from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
@@ -91,7 +91,7 @@ def test_a_cold_cache_merges_a_rank_files_chunks_together_as_tiktoken(seed: int,
     ours = TiktokenTokenizer.from_file(path, pattern=r"\S+|\s+").as_bpe()
     text = " ".join(words)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bpe, "_MANY", 1)  # any number of new chunks is merged together
+        patch.setattr(cached_encoding, "_MANY", 1)  # any number of new chunks is merged together
         patch.setattr(merge_batch, "_FEW", few)
         assert ours.encode(text) == theirs.encode(text)
     assert "_batch_tables" in vars(ours)  # the numpy path ran

@@ -247,14 +247,16 @@ _MIXED = st.sampled_from(["the", " the", "The", " cat", "'s", "'LL", "don't", "1
 @settings(max_examples=120, deadline=None)
 @given(name=st.sampled_from(["cl100k_base", "o200k_base", "r50k_base"]),
        parts=st.lists(st.one_of(_MIXED, st.text(max_size=12)), max_size=120),
-       few=st.sampled_from([1, 32]), batch=st.sampled_from([1, 7, 64]), together=st.sampled_from([1, 5, 1 << 14]),
-       limit=st.sampled_from([3, 1 << 20]))
-def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], few: int, batch: int, together: int,
-                                                   limit: int, reference: dict[str, tiktoken.Encoding]) -> None:
+       few=st.sampled_from([1, 32]), waiting=st.sampled_from([1, 7, 64]), together=st.sampled_from([1, 5, 1 << 14]),
+       limit=st.sampled_from([3, 1 << 20]), longest=st.sampled_from([2, 6, 256]))
+def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], few: int, waiting: int, together: int,
+                                                   limit: int, longest: int,
+                                                   reference: dict[str, tiktoken.Encoding]) -> None:
     """Arbitrary Unicode and byte-heavy text on an empty chunk cache, every new chunk merged in
-    numpy (merge_batch), in small batches that wait for each other's new chunks and a cache
-    that fills up: tiktoken's ids. (On real text these paths need megabytes to be reached.)"""
-    from explorer.core.algorithms import bpe as bpe_module
+    numpy (merge_batch), in small windows that wait for each other's new chunks and a cache
+    that fills up, with whole tokens, long chunks (over `longest` bytes: the heap) and merged
+    ones in one fill: tiktoken's ids. (On real text these paths need megabytes to be reached.)"""
+    from explorer.core.algorithms import cached_encoding as bpe_module
     from explorer.core.algorithms import merge_batch
     from explorer.core.pretokenization.pretokenize import Pretokenizer
 
@@ -264,11 +266,12 @@ def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], 
     bpe._cache.clear()  # cold
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bpe_module, "_MANY", 1)
-        patch.setattr(bpe_module, "_BATCH", batch)
+        patch.setattr(bpe_module, "_WAITING", waiting)
         patch.setattr(bpe_module, "_TOGETHER", together)
         patch.setattr(bpe_module, "_CACHE_LIMIT", limit)
+        patch.setattr(bpe_module, "_BATCH_LONGEST", longest)
         patch.setattr(merge_batch, "_FEW", few)
-        patch.setattr(Pretokenizer, "iter_pieces", lambda self, text: windows(self, text, 16))  # many batches
+        patch.setattr(Pretokenizer, "iter_pieces", lambda self, text: windows(self, text, 16))  # many windows
         assert bpe.encode(text, special="plain") == reference[name].encode_ordinary(text)
     assert all(isinstance(ids, tuple) and ids for ids in bpe._cache.values())  # no list left unfilled
 
@@ -277,7 +280,6 @@ def test_a_failed_encode_leaves_no_empty_chunk_behind(reference: dict[str, tikto
     """Chunking that fails (a custom pattern's timeout) or a lone surrogate (it has no UTF-8)
     while batches wait for their new chunks to be merged: none of those chunks may stay in the
     cache without its ids."""
-    from explorer.core.algorithms import bpe as bpe_module
     from explorer.core.errors import PatternTimeoutError
     from explorer.core.pretokenization.pretokenize import Pretokenizer
 
@@ -293,8 +295,7 @@ def test_a_failed_encode_leaves_no_empty_chunk_behind(reference: dict[str, tikto
                                  (lambda self, text: windows(self, text, 16), words + " \ud800", UnicodeEncodeError)]:
         bpe._cache.clear()
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(bpe_module, "_BATCH", 1)
-            patch.setattr(Pretokenizer, "iter_pieces", failing)  # many batches, then the failure
+            patch.setattr(Pretokenizer, "iter_pieces", failing)  # many windows, then the failure
             with pytest.raises(error):
                 bpe.encode(text, special="plain")
         assert bpe.encode(words, special="plain") == theirs.encode_ordinary(words)
@@ -307,7 +308,7 @@ def test_threads_sharing_a_cold_cache_get_tiktokens_ids(reference: dict[str, tik
     import sys
     import threading
 
-    from explorer.core.algorithms import bpe as bpe_module
+    from explorer.core.algorithms import cached_encoding as bpe_module
     from explorer.core.pretokenization.pretokenize import Pretokenizer
 
     windows = Pretokenizer.iter_pieces
@@ -318,7 +319,6 @@ def test_threads_sharing_a_cold_cache_get_tiktokens_ids(reference: dict[str, tik
     interval = sys.getswitchinterval()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bpe_module, "_MANY", 1)
-        patch.setattr(bpe_module, "_BATCH", 1)
         patch.setattr(Pretokenizer, "iter_pieces", lambda self, text: windows(self, text, 64))
         sys.setswitchinterval(1e-6)
         try:
