@@ -43,8 +43,8 @@ class _ComboText(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if not isinstance(watched, QComboBox) or watched.isEditable():
             return False
-        if event.type() == QEvent.Type.Paint:
-            self._paint(watched)
+        if event.type() == QEvent.Type.Paint and type(watched).paintEvent is QComboBox.paintEvent:
+            self._paint(watched)  # (a combo box that paints itself is left to do so)
             return True
         if event.type() == QEvent.Type.ToolTip:
             text = watched.currentText()
