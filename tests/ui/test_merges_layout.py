@@ -69,13 +69,20 @@ def shown_whole(widget: QWidget) -> bool:
     return widget.visibleRegion().boundingRect() == widget.rect()
 
 
-@pytest.mark.parametrize("word", ["tokenization", "internationalization"])
+@pytest.mark.parametrize("word", ["tokenization", "internationalization", "telecommunications"])
 def test_every_part_of_the_merges_pane_has_room(qapp: QApplication, window: MainWindow, word: str) -> None:
     pane = window.panes["merges"]
     pane.prepare_screenshot(word)  # type: ignore[attr-defined]
     settle(qapp, window)
     panel, trace = pane.token_panel, pane.trace_panel  # type: ignore[attr-defined]
     assert panel.tree_view.height() >= 200, f"the merge tree has {panel.tree_view.height()} px"
+    tree = panel.tree_view
+    root = next(node for node in tree.nodes if node.is_root)
+    box = tree.mapFromScene(root.sceneBoundingRect()).boundingRect()
+    view = tree.viewport().rect()
+    assert box.width() > view.width() or (box.left() >= view.left() and box.right() <= view.right()), \
+        f"the token's own box {box} is cut by the tree's view {view}"
+    assert view.contains(box.center())
     legend = panel.legend
     assert legend.height() >= legend.heightForWidth(legend.width()), "the tree's legend is cut"
     assert legend.visibleRegion().boundingRect() == legend.rect(), "the tree's legend is hidden"
@@ -96,7 +103,8 @@ def test_every_part_of_the_merges_pane_has_room(qapp: QApplication, window: Main
     right = header.sectionViewportPosition(rank) + header.sectionSize(rank)
     assert right <= table.viewport().width(), f"the Rank column ends at {right}, the table at {table.viewport().width()}"
     used = panel.children_view
-    assert used.model().rowCount() > 0
+    assert used.model().rowCount() > 0 or word == "telecommunications"  # (no merge builds on that one)
     assert used.horizontalScrollBar().maximum() == 0, "the Used by list scrolls sideways: its ids are cut"
-    assert used.visualRect(used.model().index(0, 0)).width() <= used.viewport().width()
+    if used.model().rowCount():
+        assert used.visualRect(used.model().index(0, 0)).width() <= used.viewport().width()
     assert QRect(QPoint(0, 0), window.size()) == window.rect()
