@@ -100,7 +100,9 @@ def token_color(token_id: int, dark: bool, palette: str | None = None) -> QColor
 def apply_theme(app: QApplication, theme: str) -> None:
     """Fusion style with a light or dark palette (the system's choice when `theme` is "system")."""
     even_cff_weight()  # CJK no bolder than its Latin in the dark theme (every start calls this first)
-    app.setStyle("Fusion")
+    from explorer.ui.eliding_style import use_eliding_style  # (theme.py is imported before any widget)
+
+    use_eliding_style(app)  # Fusion, whose combo boxes elide their text instead of cutting it
     dark = is_dark(theme)
     palette = QPalette()
     if dark:

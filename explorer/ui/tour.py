@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import math
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QRectF, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPalette, QPen, QPolygonF, QRegion
 from PySide6.QtWidgets import QCheckBox, QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -206,15 +206,8 @@ class Tour(QDialog):
         window = self.parentWidget()
         if self.spotlight is None or window is None:
             return
-        # The body's width in characters, not pixels, and the card as tall as its wrapped text at
-        # that width: at 20 pt a 460 px body cut the text after four lines.
-        em = max(1, self.body.fontMetrics().averageCharWidth())
-        self.body.setMinimumWidth(min(46 * em, window.width() // 2))
-        self.body.setMaximumWidth(max(self.body.minimumWidth(), min(52 * em, window.width() // 2)))
-        self.adjustSize()
-        layout = self.layout()
-        if layout is not None and layout.hasHeightForWidth():
-            self.resize(self.width(), max(self.height(), layout.totalHeightForWidth(self.width())))
+        width, height = self.card_size(window.rect().adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN).size())
+        self.resize(width, height)
         target = self.target_rect()
         card = place_card((self.width(), self.height()), target, window.rect(), STOPS[self.index][0] in CORNER_FIRST)
         self.setGeometry(card)
@@ -224,9 +217,40 @@ class Tour(QDialog):
             self.spotlight.raise_()
             self.raise_()
 
+    def card_size(self, room: QSize) -> tuple[int, int]:
+        """The card's size: its body about 50 characters wide (in characters, not pixels: at 20 pt
+        a 460 px body cut the text after four lines) and at most half the room, wider when that
+        would be taller than `room`,
+        and as tall as the text wrapped at the width the body really gets. The height is worked out
+        for the card's width with the body free to fill it: a body narrower than the buttons row
+        (the normal font) was given a height for the card's width and lost its last lines."""
+        layout = self.layout()
+        margins = layout.contentsMargins()
+        sides = margins.left() + margins.right()
+        em = max(1, self.body.fontMetrics().averageCharWidth())
+        self.body.setMinimumWidth(0)
+        widest = max(1, room.width())
+        width = min(max(min(50 * em + sides, widest // 2), layout.minimumSize().width()), widest)
+        height = layout.totalHeightForWidth(width)
+        while height > room.height() and width < widest:  # taller than the window: wider, fewer lines
+            width = min(widest, width + 10 * em)
+            height = layout.totalHeightForWidth(width)
+        return width, height
+
     def showEvent(self, event: object) -> None:  # noqa: N802
         super().showEvent(event)  # type: ignore[arg-type]
         self.place()
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        # A zoom reaches the card's labels after the window's own re-layout placed the card: its
+        # text got taller, so the card must too.
+        if event.type() == QEvent.Type.LayoutRequest and self.isVisible() and self.spotlight is not None:
+            window = self.parentWidget()
+            room = window.rect().adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN).size()
+            if self.card_size(room) != (self.width(), self.height()):
+                self.place()
+        return handled
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         if event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest) and self.isVisible():

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.ui.main_window import MainWindow
 from explorer.ui.session import Session
+from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme
 from explorer.ui.tour import STOPS, Tour, should_show
 
 
@@ -27,3 +30,37 @@ def test_tour_shows_each_pane_then_stays_dismissed(qtbot: QtBot, session: Sessio
     assert window.tabs.tabText(window.tabs.currentIndex()) == "Tokens"
     assert not should_show(session)
     session.unsaved.clear()
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 800), (900, 600)])
+@pytest.mark.parametrize("point_size", [BASE_POINT_SIZE, 14, PRESENTATION_POINT_SIZE, 28])
+def test_every_card_shows_its_whole_text(qtbot: QtBot, qapp: QApplication, session: Session, size: tuple[int, int],
+                                         point_size: int) -> None:
+    """The card is as tall as its body's text wrapped at the body's real width (at the normal font
+    the buttons row made the card wider than the body's measure, and the height was worked out
+    for the card's width: the Tokens card stopped mid-sentence at 1920x1080)."""
+    apply_theme(qapp, "light")  # as the app does: the style sheet is what hands the zoomed font to the card
+    window = MainWindow(session, first_pane="tokens")
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    session.set_point_size(point_size, remember=False)
+    tour = Tour(session, window)
+    qtbot.addWidget(tour)
+    tour.show()
+    for index, (pane, _, _) in enumerate(STOPS):
+        tour.go(index)
+        qtbot.wait(5)
+        body = tour.body
+        needed = body.heightForWidth(body.width())
+        assert body.height() >= needed, f"{pane} card at {point_size} pt: body {body.height()} px of {needed}"
+        assert window.rect().contains(tour.geometry()), f"{pane} card {tour.geometry()} leaves the window"
+        for button in (tour.back_button, tour.next_button):
+            assert tour.rect().contains(button.geometry())
+    session.set_point_size(point_size + 6, remember=False)  # zoomed (or F5) while a card is up
+    qtbot.wait(5)
+    assert tour.body.height() >= tour.body.heightForWidth(tour.body.width())
+    tour.accept()
+    session.set_point_size(BASE_POINT_SIZE, remember=False)
+    session.unsaved.clear()
+    apply_theme(qapp, "light")

@@ -37,8 +37,7 @@ class PatternColumn(QFrame):
         self.combo.setToolTip("The pre-tokenizer pattern of this column")
         self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.combo.setMinimumContentsLength(8)
-        self.count = QLabel()
-        self.count.setMinimumWidth(self.count.fontMetrics().horizontalAdvance("00,000 chunks, 00 gaps"))
+        self.count = QLabel()  # its minimum width follows the zoom (set_text_font)
         self.count.setObjectName("chunkCount")
         self.count.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.remove = QToolButton()
@@ -180,6 +179,9 @@ class PatternColumn(QFrame):
         self.view.set_dark(dark)
 
     def set_text_font(self, font: QFont) -> None:
+        # Room for a usual count, so the picker beside it does not jump as counts change; a longer
+        # one ("…, 12 gaps") takes its own. (Room for that one at 20 pt left the picker ~180 px.)
+        self.count.setMinimumWidth(self.count.fontMetrics().horizontalAdvance("00,000 chunks"))
         self.view.setFont(font)
         mono = QFont(font)
         mono.setPointSizeF(max(8.0, font.pointSizeF() * 0.9))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (QCheckBox, QFrame, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
                                QSplitter, QVBoxLayout, QWidget)
 
@@ -28,6 +28,7 @@ DEFAULT_PATTERNS = ("gpt2", "cl100k", "o200k")
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
 MAX_CHARS = 10_000  # more boxes than this is not something a person reads (and keeps layout < 50 ms)
 DEBOUNCE_MS = 120
+EDITOR_LINES = 4
 
 
 class ChunksPane(Pane):
@@ -272,6 +273,12 @@ class ChunksPane(Pane):
 
     def _apply_font(self, font: QFont) -> None:
         self.editor.setFont(font)
+        # Four lines of the text at any zoom: the splitter gave the editor what was left after the
+        # example and option rows, two lines at 1280x800 in presentation mode.
+        document = self.editor.document()
+        margins = self.editor.contentsMargins()
+        lines = QFontMetrics(font).lineSpacing() * EDITOR_LINES * 1.15  # (a Devanagari line is taller)
+        self.editor.setMinimumHeight(int(lines + 2 * document.documentMargin() + margins.top() + margins.bottom()) + 2)
         for column in self.columns:
             column.set_text_font(font)
 

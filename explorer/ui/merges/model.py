@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics
 
 from explorer.core.algorithms.merges import MergeForest
 from explorer.core.analysis.vocab_filter import (
@@ -225,6 +225,10 @@ class ChildrenModel(QAbstractListModel):
             return token_id
         if role == Qt.ItemDataRole.FontRole:
             return self.font
+        if role == Qt.ItemDataRole.SizeHintRole:
+            # No width of its own: a row is as wide as the list and elides its token in the middle,
+            # "·initializ…on   #12345"; a row as wide as its text scrolled the list sideways, the id off.
+            return QSize(1, QFontMetrics(self.font).height() + 4)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             table, forest = self.table, self.forest
             row = table.row_of.get(token_id) if table is not None else None

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
-    QVBoxLayout, QWidget)
+    QAbstractItemView, QFileDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton, QScrollArea,
+    QSplitter, QStyle, QVBoxLayout, QWidget)
 
 from explorer.core.analysis.audit import Audit
 from explorer.core.errors import ExplorerError
@@ -120,19 +120,28 @@ class MergesPane(Pane):
         trace_title = QLabel("<b>Encode trace</b>: which merge applies at each step")
         trace_layout.addWidget(trace_title)
         trace_layout.addWidget(self.trace_panel, 1)
+        # The trace can be taller than the room the tree leaves it (a long word's steps at 20 pt on
+        # a laptop): it scrolls, and the tree keeps its own minimum instead of being squeezed.
+        self.trace_scroll = QScrollArea()
+        self.trace_scroll.setWidget(trace_box)
+        self.trace_scroll.setWidgetResizable(True)
+        self.trace_scroll.setFrameShape(QFrame.Shape.NoFrame)
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.token_panel)
-        right.addWidget(trace_box)
+        right.addWidget(self.trace_scroll)
         right.setStretchFactor(0, 3)
         right.setStretchFactor(1, 2)
+        right.setChildrenCollapsible(False)
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(self.table_view)
         main.addWidget(right)
         main.setStretchFactor(0, 2)
         main.setStretchFactor(1, 3)
+        main.setChildrenCollapsible(False)
         main.setSizes([560, 840])
         right.setSizes([540, 300])
-        self.splitter = main
+        self.splitter, self.right = main, right
+        right.installEventFilter(self)
 
         content = QWidget()
         layout = QVBoxLayout(content)
@@ -157,6 +166,20 @@ class MergesPane(Pane):
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(slot)
         self._update_history_buttons()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if watched is self.right and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
+            self._fit_trace()
+        return False
+
+    def _fit_trace(self) -> None:
+        """The trace as tall as its content while the tree keeps its own minimum; past that it
+        scrolls. (Its content's minimum as the splitter's minimum squeezed the tree to 70 px.)"""
+        room = self.right.height() - self.right.handleWidth() - self.token_panel.minimumSizeHint().height()
+        wanted = self.trace_scroll.widget().minimumSizeHint().height()
+        height = max(0, min(wanted, room))
+        if self.trace_scroll.minimumHeight() != height:
+            self.trace_scroll.setMinimumHeight(height)
 
     # What the loader knows (see loader.py)
 
@@ -422,6 +445,12 @@ class MergesPane(Pane):
             value = QFontMetrics(font).horizontalAdvance(samples[column.key]) + 16
             view.setColumnWidth(index, max(value, header.horizontalAdvance(column.title) + SORT_ARROW + 12))
         view.set_widest(str(largest))
+        # The table never narrower than its first columns, up to the rank: scrolled off at 1280 px
+        # in presentation mode, the rank was the one fact about a token the table then did not show.
+        rank = next(index for index, column in enumerate(COLUMNS) if column.key == "rank")
+        first = sum(view.columnWidth(index) for index in range(rank + 1))
+        bar = view.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, view)
+        view.setMinimumWidth(first + bar + 2 * view.frameWidth() + 2)
 
     def _label(self, token_id: int) -> str:
         return self._context().label(token_id)

@@ -24,6 +24,9 @@ from explorer.ui.merges.model import TOKEN_ID_ROLE, ChildrenModel
 from explorer.ui.pane import WrappingLabel
 from explorer.ui.merges.tree_view import DEPTH_COLORS, MergeTreeView, depth_color, text_color_on
 
+TREE_MIN_HEIGHT = 200
+TREE_HELP = "Wheel zooms, drag pans, click a box to go to its token"
+
 
 @dataclass
 class TokenContext:
@@ -87,8 +90,11 @@ class TokenPanel(QSplitter):
         self.tree_stack = QStackedWidget()
         self.tree_stack.addWidget(self.tree_message)
         self.tree_stack.addWidget(self.tree_view)
+        self.tree_stack.setMinimumHeight(TREE_MIN_HEIGHT)  # a tree to read, whatever the trace below wants
         self.legend = WrappingLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
+        # How to use the tree goes in tooltips: as a third legend line it took the tree's room at 20 pt.
+        self.tree_view.setToolTip(TREE_HELP)
         tree_panel = QWidget()
         tree_layout = QVBoxLayout(tree_panel)
         tree_layout.setContentsMargins(4, 0, 4, 0)
@@ -185,8 +191,10 @@ class TokenPanel(QSplitter):
             text = text_color_on(fill)
             label = leaf if height == 0 else (str(height) if height < len(DEPTH_COLORS) else f"{height}+")
             cells.append(f"<span style='background:{fill.name()}; color:{text.name()}'>&nbsp;{label}&nbsp;</span>")
-        self.legend.setText(f"Colour = depth (merges down to a {leaf}): " + "".join(cells)
-                            + "&nbsp;&nbsp; #n = merge rank. Wheel zooms, drag pans, click a box to go there.")
+        # Short, so that it stays one or two lines at 20 pt: the long form is its tooltip.
+        self.legend.setText(f"Depth (merges down to a {leaf}): " + "".join(cells) + "&nbsp;&nbsp; #n = rank")
+        self.legend.setToolTip(f"A box's colour is its depth: how many merges stack it up from single {leaf}s; "
+                               f"#n under a token is the rank of the merge that made it. {TREE_HELP}.")
 
     # Describing a token
 

@@ -158,6 +158,15 @@ class TokenStrip(QWidget):
         return [self.label(token) for _, token, *_ in self._boxes]
 
 
+class StepList(QListWidget):
+    """The list of merges applied: it asks for its minimum (three rows) and takes what is left. In
+    the pane's scroll area a list asking for Qt's default 192 px made the trace scroll at 1280x800
+    while the window had room for it."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return QSize(super().sizeHint().width(), max(self.minimumHeight(), 40))
+
+
 class TracePanel(QWidget):
     """Type a word; Step, Play and Reset walk through its merges."""
 
@@ -194,7 +203,7 @@ class TracePanel(QWidget):
         self.status = WrappingLabel()  # its last line is never hidden, however small the panel
         self.status.setTextFormat(Qt.TextFormat.RichText)
         self.strip = TokenStrip()
-        self.steps = QListWidget()
+        self.steps = StepList()
         self.steps.setToolTip("Every merge applied, in order; click one to jump there")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -232,6 +241,9 @@ class TracePanel(QWidget):
             strip.setFont(font)
             strip.dark = dark
         self.steps.setFont(font)
+        # Three merges of the list whatever the room (the trace's scroll area scrolls past them).
+        rows = 3 * (QFontMetricsF(font).height() + 4) + 2 * self.steps.frameWidth()
+        self.steps.setMinimumHeight(int(rows))
         self._refresh()
 
     def set_text(self, text: str) -> None:

@@ -205,7 +205,11 @@ class MergeTreeView(QGraphicsView):
         if scale > 1.5 or scale < smallest:
             self.resetTransform()
             self.scale(min(1.5, max(smallest, scale)), min(1.5, max(smallest, scale)))
-            self.centerOn(self.scene().sceneRect().center().x(), self.scene().sceneRect().top())
+            # The token itself in sight: the root's box at the top, not the scene's middle (a
+            # lopsided tree's root sat beyond the left edge, "elecommunications").
+            root = next((node for node in self.nodes if node.is_root), None)
+            x = root.pos().x() if root is not None else self.scene().sceneRect().center().x()
+            self.centerOn(x, self.scene().sceneRect().top())
 
     def painted_fonts(self) -> list[QFont]:
         """The fonts the boxes are drawn in, at the view's scale (tests check none is too small)."""

@@ -1,0 +1,110 @@
+"""The Merges pane gives each part the room its content needs (issue 12): at 1280x800 in
+presentation mode the merge tree kept ~70 px, the encode trace's last line was half hidden and
+the vocabulary table's Rank column was scrolled off. Offscreen, the real main window."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QRect, QSettings
+from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
+
+from explorer.core.sources.load import load_tokenizer
+from explorer.ui.main_window import MainWindow
+from explorer.ui.merges.model import COLUMNS
+from explorer.ui.session import Session
+from explorer.ui.settings import Settings
+from explorer.ui.theme import BASE_POINT_SIZE, apply_theme
+
+CONFIGURATIONS = [(1280, 800, "light", True), (1280, 800, "dark", False), (1920, 1080, "dark", True),
+                  (1920, 1080, "light", False)]
+
+
+def settle(app: QApplication, window: MainWindow, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    app.processEvents()
+    while window.session.workers.running and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.005)
+    app.processEvents()
+
+
+@pytest.fixture(params=CONFIGURATIONS, ids=lambda c: f"{c[0]}x{c[1]}-{c[2]}{'-presentation' if c[3] else ''}")
+def window(qapp: QApplication, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[MainWindow]:
+    width, height, theme, presenting = request.param
+    apply_theme(qapp, theme)
+    session = Session(Settings(QSettings(str(tmp_path / "merges.ini"), QSettings.Format.IniFormat)))
+    session.set_dark(theme == "dark")
+    session.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
+    window = MainWindow(session, first_pane="merges")
+    window.resize(width, height)
+    window.show()
+    if presenting:
+        window.menus.presentation.trigger()
+        window.showNormal()  # (the offscreen screen is smaller than a projector)
+        window.resize(width, height)
+    settle(qapp, window)
+    yield window
+    settle(qapp, window)
+    session.set_point_size(BASE_POINT_SIZE)
+    session.unsaved.clear()
+    window.close()
+    session.shutdown()
+    apply_theme(qapp, "light")
+
+
+def shown_whole(widget: QWidget) -> bool:
+    """`widget` is all on screen, or inside a scroll area that can scroll to all of it."""
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QScrollArea):
+        parent = parent.parentWidget()
+    if parent is not None:
+        inner = parent.widget()
+        top = widget.mapTo(inner, QPoint(0, 0)).y()
+        bar = parent.verticalScrollBar()
+        return top + widget.height() <= parent.viewport().height() + bar.maximum()
+    return widget.visibleRegion().boundingRect() == widget.rect()
+
+
+@pytest.mark.parametrize("word", ["tokenization", "internationalization", "telecommunications"])
+def test_every_part_of_the_merges_pane_has_room(qapp: QApplication, window: MainWindow, word: str) -> None:
+    pane = window.panes["merges"]
+    pane.prepare_screenshot(word)  # type: ignore[attr-defined]
+    settle(qapp, window)
+    panel, trace = pane.token_panel, pane.trace_panel  # type: ignore[attr-defined]
+    assert panel.tree_view.height() >= 200, f"the merge tree has {panel.tree_view.height()} px"
+    tree = panel.tree_view
+    root = next(node for node in tree.nodes if node.is_root)
+    box = tree.mapFromScene(root.sceneBoundingRect()).boundingRect()
+    view = tree.viewport().rect()
+    assert box.width() > view.width() or (box.left() >= view.left() and box.right() <= view.right()), \
+        f"the token's own box {box} is cut by the tree's view {view}"
+    assert view.contains(box.center())
+    legend = panel.legend
+    assert legend.height() >= legend.heightForWidth(legend.width()), "the tree's legend is cut"
+    assert legend.visibleRegion().boundingRect() == legend.rect(), "the tree's legend is hidden"
+    status = trace.status
+    assert status.height() >= status.heightForWidth(status.width()), "the trace's status is cut"
+    for name, part in (("strip", trace.strip), ("status", status), ("steps", trace.steps)):
+        assert shown_whole(part), f"the trace's {name} cannot be seen whole, even scrolled"
+    if window.width() >= 1920:  # room enough: the whole trace without scrolling
+        assert trace.status.visibleRegion().boundingRect() == trace.status.rect()
+        assert trace.steps.visibleRegion().boundingRect() == trace.steps.rect()
+    line = trace.steps.sizeHintForRow(0)
+    assert trace.steps.viewport().height() >= 2 * line, "the list of merges shows under two rows"
+    table = pane.table_view  # type: ignore[attr-defined]
+    table.horizontalScrollBar().setValue(0)
+    header = table.horizontalHeader()
+    rank = next(index for index, column in enumerate(COLUMNS) if column.key == "rank")
+    assert not table.isColumnHidden(rank)
+    right = header.sectionViewportPosition(rank) + header.sectionSize(rank)
+    assert right <= table.viewport().width(), f"the Rank column ends at {right}, the table at {table.viewport().width()}"
+    used = panel.children_view
+    assert used.model().rowCount() > 0 or word == "telecommunications"  # (no merge builds on that one)
+    assert used.horizontalScrollBar().maximum() == 0, "the Used by list scrolls sideways: its ids are cut"
+    if used.model().rowCount():
+        assert used.visualRect(used.model().index(0, 0)).width() <= used.viewport().width()
+    assert QRect(QPoint(0, 0), window.size()) == window.rect()
