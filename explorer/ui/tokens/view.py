@@ -152,6 +152,17 @@ class TokenView(QPlainTextEdit):
         bottom = self.blockBoundingGeometry(document.lastBlock()).bottom()
         return int(bottom + self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 2 * document.documentMargin())
 
+    def lines_height(self, lines: int) -> int:
+        """Pixels `lines` lines of tokens take, frame and margins included (a lane's least room)."""
+        document = self.document()
+        block = document.firstBlock()
+        if 1 < block.length() < 4096:  # (a lane scrolled out of view is not laid out; a long block: the font's line)
+            self._lines.ensure(block, self._layout_key())
+        layout = block.layout()
+        line = layout.lineAt(0).height() if layout is not None and layout.lineCount() else 0.0
+        line = max(line, self.fontMetrics().lineSpacing())
+        return int(lines * line + 2 * self.frameWidth() + 2 * document.documentMargin()) + 1
+
     def position_of(self, index: int) -> int:
         """Display position where token `index` starts (the end for `len(ids)`)."""
         return int(self.starts[index]) if index < len(self.starts) else self.total
