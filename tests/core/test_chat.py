@@ -182,3 +182,32 @@ def test_default_templates_follow_the_tokenizer(name: str, expected: str) -> Non
             assert default_template(ours) == expected
     finally:
         ours.name = bundled
+
+
+def test_plain_template_has_no_control_tokens() -> None:
+    messages = [Message("system", "Be brief."), Message("user", "Hi")]
+    result = encode_chat(messages, load_tokenizer("o200k_base"), "plain", True)
+    assert result.prompt.text == "system: Be brief.\nuser: Hi\nassistant:"
+    assert not any(token.control for token in result.encoding.tokens)
+    assert result.encoding.ids == load_tokenizer("o200k_base").encode(result.prompt.text)
+    assert result.findings == ()
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base", "r50k_base", "llama3", "o200k_harmony", "qwen"])
+def test_the_starting_template_belongs_to_the_tokenizer(name: str) -> None:
+    """A first look never shows a "does not belong" finding: a tokenizer without a chat format of
+    its own starts on `plain`, with a note saying why."""
+    from explorer.core.chat import starting_template
+    from explorer.core.chat.encode import FOREIGN_TEMPLATE
+    tokenizer = load_tokenizer(name)
+    template, why = starting_template(tokenizer)
+    result = encode_chat([Message("system", "Be brief."), Message("user", "Hi")], tokenizer, template, True)
+    assert FOREIGN_TEMPLATE not in [finding.kind for finding in result.findings]
+    try:
+        own = default_template(tokenizer)
+    except ChatError:
+        assert template == "plain" and why.startswith(f"{name} has no chat tokens")
+    else:
+        assert (template, why) == (own, "")
+    if name == "o200k_base":
+        assert why == "o200k_base has no chat tokens; gpt-oss uses o200k_harmony"

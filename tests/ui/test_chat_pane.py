@@ -14,6 +14,7 @@ from explorer.core.algorithms.incremental import CUTS_END, CUTS_START
 from explorer.core.chat import Message, encode_chat
 from explorer.core.sources.load import load_tokenizer
 from explorer.ui.chat.pane import ChatPane
+from explorer.ui.picker import BUNDLED
 from explorer.ui.session import Session
 from tests.core import chat_references as ref
 from tests.core.test_chat_hf import fake_model, hub  # noqa: F401 (a fixture)
@@ -49,7 +50,8 @@ def test_findings_compare_and_errors(qtbot: QtBot, session: Session) -> None:
     pane = ChatPane(session)
     qtbot.addWidget(pane)
     session.set_tokenizer(load_tokenizer("cl100k_base"), "cl100k_base")
-    assert pane.template.itemText(0) == "(no own template)" and pane.template.currentData() == "chatml"
+    assert pane.template.currentData() == "plain" and pane.note.isVisibleTo(pane)
+    assert pane.note.text().startswith("cl100k_base has no chat tokens")
     pane.editor.set_messages([Message("user", "Stop <|endoftext|> here ")])
     pane.recompute()
     rendered(qtbot, pane)
@@ -89,11 +91,11 @@ def test_compare_with_another_tokenizer(qtbot: QtBot, session: Session) -> None:
     session.set_tokenizer(load_tokenizer("cl100k_base"), "cl100k_base")
     pane.compare_tokenizer.setCurrentIndex(pane.compare_tokenizer.findData("o200k_base"))
     qtbot.waitUntil(lambda: len(pane.results) == 2, timeout=20000)
-    assert pane.labels == ["cl100k_base / chatml", "o200k_base / chatml"]
+    assert pane.labels == ["cl100k_base / plain", "o200k_base / plain"]
     messages = pane.editor.messages()
-    expected = encode_chat(messages, load_tokenizer("o200k_base"), "chatml", True)
+    expected = encode_chat(messages, load_tokenizer("o200k_base"), "plain", True)
     assert pane.results[1].encoding.ids == expected.encoding.ids
-    assert "o200k_base / chatml</b>" in pane.summary.text()
+    assert "o200k_base / plain</b>" in pane.summary.text()
     pane.compare_tokenizer.setCurrentIndex(0)
     rendered(qtbot, pane)
     assert len(pane.results) == 1 and not pane.views[1].isVisibleTo(pane)
@@ -206,4 +208,24 @@ def test_a_character_split_across_tokens_is_bracketed_with_its_glyph(qtbot: QtBo
     assert ((view.flags & CUTS_START) != 0).any() and ((view.flags & CUTS_END) != 0).any()
     shown = view.toPlainText()
     assert ">\U00013000" in shown  # the glyph right after its last hex piece
-    assert view.ids.tolist() == encode_chat(pane.editor.messages(), tokenizer, "chatml", True).encoding.ids
+    assert view.ids.tolist() == encode_chat(pane.editor.messages(), tokenizer, "plain", True).encoding.ids
+
+
+@pytest.mark.parametrize("spec", [spec for spec, _ in BUNDLED])
+def test_first_open_shows_no_foreign_template(qtbot: QtBot, session: Session, spec: str) -> None:
+    """Every bundled tokenizer opens on a template that belongs to it: its own, or `plain` with a
+    note saying why; "does not belong" appears only once the user picks such a template."""
+    pane = ChatPane(session)
+    qtbot.addWidget(pane)
+    tokenizer = load_tokenizer(spec)
+    session.set_tokenizer(tokenizer, spec)
+    rendered(qtbot, pane)
+    shown = [pane.findings.item(i).text() for i in range(pane.findings.count())]
+    assert not [text for text in shown if "does not belong" in text], shown
+    assert pane.note.isVisibleTo(pane) == (pane.template.currentData() == "plain")
+    if pane.note.isVisibleTo(pane):
+        assert pane.note.text().startswith(f"{tokenizer.name} has no chat tokens")
+        pane.template.setCurrentIndex(pane.template.findData("chatml"))
+        pane.recompute()
+        rendered(qtbot, pane)
+        assert any("does not belong" in pane.findings.item(i).text() for i in range(pane.findings.count()))

@@ -4,8 +4,8 @@ draws tokens or chunks as boxes (Tokens lanes, Chunks, the Merges trace and tree
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QGlyphRun, QTextLayout
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QFont, QGlyphRun, QTextLayout, QTextOption
 from pytestqt.qtbot import QtBot
 
 from explorer.core.algorithms.train import train
@@ -20,7 +20,7 @@ from explorer.ui.merges.trace import TokenStrip
 from explorer.ui.session import Session
 from explorer.ui.tokens import create_pane
 from explorer.ui.tokens.pane import TokensPane
-from explorer.ui.tokens.view import TokenView
+from explorer.ui.tokens.view import TokenView, _measure, _measure_bidi
 
 ARABIC = "مرحبا بالعالم، كيف حالك اليوم؟"
 
@@ -260,3 +260,36 @@ def test_an_arabic_tokens_tree_has_its_first_parent_on_the_right(qtbot: QtBot, s
     rows = [str(used_by.data(used_by.index(row))) for row in range(used_by.rowCount())]
     assert rows and all(row.startswith("\u2068") == has_right_to_left(row) for row in rows)
     assert any(row.startswith("\u2068") for row in rows)
+
+
+@pytest.mark.parametrize("second", ["مرحبا", "world"])
+def test_a_token_after_a_line_break_mark_gets_its_notch_in_either_direction(qtbot: QtBot, second: str) -> None:
+    """A token's zero-width break mark left at the end of the line before: its box on the next
+    line still begins the token, with the notch, in the bidi line walk as in the left-to-right one."""
+    first = "x" * 12
+    text = first + "\u200b" + second
+    layout = QTextLayout(text, QFont())
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    layout.setTextOption(option)
+    probe = QTextLayout(first + "\u200b", QFont())
+    probe.beginLayout()
+    probe.createLine().setNumColumns(len(first) + 1)
+    probe.endLayout()
+    width = probe.lineAt(0).naturalTextWidth() + 2
+    layout.beginLayout()
+    y = 0.0
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        line.setPosition(QPointF(0, y))
+        y += line.height()
+    layout.endLayout()
+    assert layout.lineCount() == 2 and layout.lineAt(1).textStart() == len(first) + 1  # the mark ended line 1
+    starts, ends = [0, len(first)], [len(first), len(text)]
+    for boxes in (_measure(layout, starts, ends), _measure_bidi(layout, starts, ends, text)):
+        second_boxes = [(rect, tick) for offset, rect, tick in boxes if offset == 1]
+        assert second_boxes, boxes
+        assert any(tick is not None for _, tick in second_boxes), "no notch where the second token begins"

@@ -6,7 +6,8 @@ Each renderer turns messages into segments exactly as its reference builds the t
 - `llama3`, `llama4`: llama-models' `ChatFormat.encode_dialog_prompt` (role, "\\n\\n" and content apart);
 - `mistral-v3`, `mistral-tekken`, `mistral-v7`: mistral-common's `encode_chat_completion` (its request
   normalizer, then `InstructTokenizerV3` / `V7`), each message's text encoded apart;
-- `harmony`: openai-harmony's `render_conversation` for gpt-oss.
+- `harmony`: openai-harmony's `render_conversation` for gpt-oss;
+- `plain`: no control tokens at all, `role: content` lines, for a tokenizer without a chat format.
 """
 
 from __future__ import annotations
@@ -191,6 +192,19 @@ def render_harmony(messages: Sequence[Message], generation_prompt: bool) -> Prom
     return out.build("harmony", _roles(messages))
 
 
+def render_plain(messages: Sequence[Message], generation_prompt: bool) -> Prompt:
+    """`{role}: {content}` a line each, then `assistant:`: the conversation as a base model would
+    read it, with no control token the vocabulary might lack."""
+    out = PromptBuilder(joined=True)
+    for index, message in enumerate(messages):
+        out.text(f"{message.role}: ", index)
+        out.text(message.content, index, content=True)
+        out.text("\n", index)
+    if generation_prompt:
+        out.text("assistant:")
+    return out.build("plain", _roles(messages), whole=True)
+
+
 BUILTIN: dict[str, ChatTemplate] = {template.name: template for template in [
     ChatTemplate("chatml", "ChatML: Qwen, OpenAI (<|im_start|>role ... <|im_end|>)", render_chatml),
     ChatTemplate("llama3", "Llama 3.x (llama-models ChatFormat)", render_llama3,
@@ -205,4 +219,5 @@ BUILTIN: dict[str, ChatTemplate] = {template.name: template for template in [
     ChatTemplate("mistral-tekken", "Mistral instruct v3 on Tekken: Nemo, Pixtral (mistral-common)",
                  render_mistral_tekken, "<s>", "</s>", implicit_prompt=True),
     ChatTemplate("harmony", "gpt-oss harmony (openai-harmony)", render_harmony),
+    ChatTemplate("plain", "Plain text, no control tokens (role: content lines)", render_plain),
 ]}

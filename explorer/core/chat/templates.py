@@ -34,6 +34,11 @@ BY_SPECIALS = [(("<|start|>", "<|message|>", "<|channel|>"), "harmony"),
                (("[INST]", "[SYSTEM_PROMPT]"), "mistral-v7"),
                (("[INST]", "[/INST]"), "mistral-v3"),
                (("<|im_start|>", "<|im_end|>"), "chatml")]
+# A tokenizer with no chat format starts on `plain`; where a sibling vocabulary has one, the note names it.
+PLAIN = "plain"
+SIBLINGS = {"o200k_base": "gpt-oss uses o200k_harmony",
+            "cl100k_base": "ChatGPT added <|im_start|> and <|im_end|> to it for ChatML",
+            "r50k_base": "GPT-2 and GPT-3 were base models"}
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,22 @@ def default_template(tokenizer: Tokenizer) -> str:
             return name
     raise ChatError(f"no chat template is known for {tokenizer.name}; choose one with --template "
                     f"({', '.join(template_names())}, hf:ORG/NAME or a tokenizer_config.json)")
+
+
+def starting_template(tokenizer: Tokenizer) -> tuple[str, str]:
+    """The template to show first, and why when it is not the tokenizer's own: its own if it has
+    one, else `plain`, so a first look never shows control tokens the vocabulary lacks.
+
+    >>> from explorer.core.sources.load import load_tokenizer
+    >>> starting_template(load_tokenizer("o200k_base"))
+    ('plain', 'o200k_base has no chat tokens; gpt-oss uses o200k_harmony')
+    """
+    try:
+        return default_template(tokenizer), ""
+    except ChatError:
+        sibling = SIBLINGS.get(tokenizer.name)
+        reason = f"; {sibling}" if sibling else ": its messages are shown as plain text"
+        return PLAIN, f"{tokenizer.name} has no chat tokens{reason}"
 
 
 def resolve_template(name: str | None, tokenizer: Tokenizer) -> Template:

@@ -15,10 +15,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QSplitter,
                                QVBoxLayout, QWidget)
 
-from explorer.core.chat import BUILTIN, ChatResult, Message, default_template
+from explorer.core.chat import BUILTIN, ChatResult, Message, starting_template
 from explorer.core.chat.compare import ChatComparison, compare_chats, compared_template
 from explorer.core.chat.templates import own_config
-from explorer.core.errors import ExplorerError
 from explorer.core.sources.tokenizer import Tokenizer
 from explorer.core.text.render import token_text
 from explorer.ui.chat.display import ChatDisplay, chat_display
@@ -107,6 +106,10 @@ class ChatPane(Pane):
         self.editor.messages_changed.connect(self._debounce.start)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
+        self.note = QLabel()  # why the first template is not the tokenizer's own, when it has none
+        self.note.setWordWrap(True)
+        self.note.setAccessibleName("Template note")
+        self.note.hide()
         self.views = [ChatView(), ChatView()]
         views = QHBoxLayout()
         for view in self.views:
@@ -122,6 +125,7 @@ class ChatPane(Pane):
         right = QWidget()
         column = QVBoxLayout(right)
         column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.note)
         column.addWidget(self.summary)
         column.addLayout(views, 3)
         column.addWidget(self.details)
@@ -146,19 +150,20 @@ class ChatPane(Pane):
             self.show_empty("Chat", "Pick a tokenizer to see a conversation as its model sees it.")
 
     def _on_session_tokenizer_changed(self, tokenizer: Tokenizer) -> None:
-        """The first entry is the tokenizer's own template; "hf" is offered if it has one."""
+        """The first entry is the tokenizer's own template; "hf" is offered if it has one. Without
+        one, `plain` is chosen (no control tokens the vocabulary lacks) and the note says why."""
         self.template.blockSignals(True)
         while self.template.count() > len(BUILTIN):
             self.template.removeItem(0)
-        try:
-            own = default_template(tokenizer)
-        except ExplorerError:
-            own = None
+        start, why = starting_template(tokenizer)
         if own_config(tokenizer) is not None:
             self.template.insertItem(0, "hf (tokenizer_config.json)", "hf")
-        self.template.insertItem(0, f"{tokenizer.name}'s own ({own})" if own else "(no own template)", OWN)
-        self.template.setCurrentIndex(0 if own else self.template.findData("chatml"))
+        if not why:
+            self.template.insertItem(0, f"{tokenizer.name}'s own ({start})", OWN)
+        self.template.setCurrentIndex(self.template.findData(start) if why else 0)
         self.template.blockSignals(False)
+        self.note.setText(why)
+        self.note.setVisible(bool(why))
         self._stack.setCurrentIndex(1)
         self.recompute()
 

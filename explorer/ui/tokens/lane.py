@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Iterator
 
 import numpy as np
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QSize, QTimer, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from explorer.core.algorithms.incremental import (
@@ -30,6 +30,7 @@ from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, join_pieces
 from explorer.ui.tokens.view import TokenView
 from explorer.ui.tokens.wrapping import keep_whole
 
+MIN_LINES = 3  # lines of tokens a lane keeps however many lanes share the room (more: its view scrolls)
 SYNC_LIMIT = 20_000  # characters encoded on the GUI thread at once; longer texts go to a worker
 TURN_CHARACTERS = 40_000  # display characters added to the view per event-loop turn (a few ms)
 GROUP_TOKENS = 10_000  # tokens per group a worker hands over (about 30,000 characters)
@@ -255,11 +256,20 @@ class Lane(QWidget):
         elif not self.complete:
             self.counts.setText(f"Tokenizing... {plural(len(state), 'token')} so far")
 
+    def _chrome_height(self) -> int:
+        """The compare header and the summary, wrapped at the lane's width: always shown whole."""
+        spacing = self.layout().spacing()
+        return self.header.sizeHint().height() + self.counts.heightForWidth(max(self.counts.width(), 200)) + 2 * spacing
+
     def wanted_height(self) -> int:
         """Pixels the lane needs to show all its tokens (a big text: more than any screen)."""
-        spacing = self.layout().spacing()
-        chrome = self.header.sizeHint().height() + self.counts.heightForWidth(max(self.counts.width(), 200)) + 2 * spacing
-        return chrome + self.view.content_height()
+        return self._chrome_height() + self.view.content_height()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        """The summary whole and MIN_LINES lines of tokens: the splitter of lanes never squeezes a
+        lane below it (the lanes scroll instead)."""
+        hint = super().minimumSizeHint()
+        return QSize(hint.width(), max(hint.height(), self._chrome_height() + self.view.lines_height(MIN_LINES)))
 
     # Counts
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeySequence, QTextCursor
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSplitter, QTextBrowser,
+                               QVBoxLayout, QWidget)
 
 from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import SPECIAL_MODES, Tokenizer
@@ -132,6 +133,14 @@ class TokensPane(Pane):
         self.banner.hide()
 
         self.lanes_widget = QSplitter(Qt.Orientation.Vertical, self)
+        self.lanes_widget.setChildrenCollapsible(False)
+        # Each lane keeps its summary and MIN_LINES lines of tokens (Lane.minimumSizeHint); lanes that
+        # do not fit so scroll together, each view scrolling its own tokens.
+        self.lanes_scroll = QScrollArea(self)
+        self.lanes_scroll.setWidget(self.lanes_widget)
+        self.lanes_scroll.setWidgetResizable(True)
+        self.lanes_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.lanes_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.main_lane = self._new_lane()
         self.legend = WrappingLabel("", self)
         self.legend.setObjectName("tokensLegend")
@@ -141,7 +150,7 @@ class TokensPane(Pane):
         lanes_layout = QVBoxLayout(lanes_box)
         lanes_layout.setContentsMargins(0, 0, 0, 0)
         lanes_layout.setSpacing(2)
-        lanes_layout.addWidget(self.lanes_widget, 1)
+        lanes_layout.addWidget(self.lanes_scroll, 1)
         lanes_layout.addWidget(self.legend)
 
         self.details = QTextBrowser(self)
@@ -179,30 +188,39 @@ class TokensPane(Pane):
 
     def fit_to_content(self) -> None:
         """Share the height between the token lanes and the details/findings by what each holds: a
-        short prompt leaves its lanes' empty part to the findings (up to FINDING_ROWS rows)."""
+        short prompt leaves its lanes' empty part to the findings (up to FINDING_ROWS rows). The
+        legend is measured wrapped at its width, so a second line of it is the tokens' cost."""
         sizes = self.splitter.sizes()
         if self._user_sized or len(sizes) != 3 or sum(sizes) <= 0:
             return
         room = sizes[1] + sizes[2]
-        lanes = (sum(lane.wanted_height() for lane in self.lanes) + self.lanes_widget.handleWidth() * (len(self.lanes) - 1)
-                 + self.legend.heightForWidth(max(self.legend.width(), 200)) + 2)
+        for lane in self.lanes:  # (a summary or a first line of tokens may have grown since)
+            lane.updateGeometry()
+        handles = self.lanes_widget.handleWidth() * (len(self.lanes) - 1)
+        legend = self.legend.heightForWidth(max(self.legend.width(), 200)) + 2
+        lanes = sum(lane.wanted_height() for lane in self.lanes) + handles + legend
+        least = sum(lane.minimumSizeHint().height() for lane in self.lanes) + handles + legend
         rows = min(self.findings_panel.model.rowCount(), FINDING_ROWS)
         details = int(self.details.document().size().height()) + 2 * self.details.frameWidth() + 4
         bottom = max(MIN_BOTTOM, self.findings_panel.wanted_height(max(rows, 3)), details)
         # Both fit: the findings get what they need, the tokens the rest (room to type into). Else
-        # the tokens first, up to 60% of the room, and the rest to the findings.
-        top = room - bottom if lanes + bottom <= room else max(room - bottom, min(lanes, room * 6 // 10))
+        # the findings what they need as long as the tokens keep their least (a summary and
+        # MIN_LINES lines a lane, and the legend); past that the tokens, and the findings MIN_BOTTOM.
+        top = room - bottom if lanes + bottom <= room else max(room - bottom, min(lanes, least))
+        top = max(0, min(top, room - MIN_BOTTOM))
         self.splitter.setSizes([sizes[0], top, room - top])
         if len(self.lanes) > 1:  # each lane as much as it holds, the spare shared out evenly
             wanted = [min(lane.wanted_height(), top) for lane in self.lanes]
-            spare = max(0, top - sum(wanted)) // len(wanted)
-            self.lanes_widget.setSizes([w + spare for w in wanted])
+            spare = max(0, top - legend - handles - sum(wanted)) // len(wanted)
+            self.lanes_widget.setSizes([max(w + spare, lane.minimumSizeHint().height())
+                                        for w, lane in zip(wanted, self.lanes)])
 
     def _name_controls(self) -> None:
         """Accessible names for screen readers: what each control is, where its text does not say it."""
         for widget, name in ((self.editor, "Prompt"), (self.mode_box, "Special tokens mode"),
                              (self.details, "Token details"), (self.findings_panel.table, "Findings"),
-                             (self.banner, "Notice"), (self.legend, "Legend of the token marks")):
+                             (self.banner, "Notice"), (self.legend, "Legend of the token marks"),
+                             (self.lanes_scroll, "Token lanes")):
             widget.setAccessibleName(name)
         for button in (self.ids_button, self.under_button, self.copy_ids_button, self.compare_button,
                        self.export_button, self.chunks_button, self.bytes_button):  # type: ignore[attr-defined]

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QTextBlock, QTextCursor,
-                           QTextLayout, QTextOption)
+                           QTextLayout, QTextLine, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
@@ -151,6 +151,17 @@ class TokenView(QPlainTextEdit):
             block = block.next()
         bottom = self.blockBoundingGeometry(document.lastBlock()).bottom()
         return int(bottom + self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 2 * document.documentMargin())
+
+    def lines_height(self, lines: int) -> int:
+        """Pixels `lines` lines of tokens take, frame and margins included (a lane's least room)."""
+        document = self.document()
+        block = document.firstBlock()
+        if 1 < block.length() < 4096:  # (a lane scrolled out of view is not laid out; a long block: the font's line)
+            self._lines.ensure(block, self._layout_key())
+        layout = block.layout()
+        line = layout.lineAt(0).height() if layout is not None and layout.lineCount() else 0.0
+        line = max(line, self.fontMetrics().lineSpacing())
+        return int(lines * line + 2 * self.frameWidth() + 2 * document.documentMargin()) + 1
 
     def position_of(self, index: int) -> int:
         """Display position where token `index` starts (the end for `len(ids)`)."""
@@ -470,49 +481,23 @@ def align_to_text(edit: QPlainTextEdit, text: str) -> bool:
     return True
 
 
-def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Box]:
-    """The boxes of tokens that start at `starts` and are coloured up to `ends` in a block (positions
-    relative to the block, the first may be negative; a token wider than a line gets a box per line).
+# One token's piece on one line: (token offset, the line, its number, the piece's [start, end) in
+# the block, whether the token begins here, the boxes' top and height).
+Span = tuple[int, QTextLine, int, int, int, bool, float, float]
 
-    A box leaves the line's leading, and at least ROW_GAP, free below it, and starts a pixel above
-    the line, so rows of tokens never touch. A piece with no width (a token's zero-width break mark left at the end of the line
-    before it, see wrapping.py) gets no box.
+
+def _line_spans(layout: QTextLayout, starts: list[int], ends: list[int]) -> Iterator[Span]:
+    """Each token's piece on each line of a block, clipped to the line (positions relative to the
+    block, the first may be negative; a token wider than a line has a piece per line).
+
+    A token begins on a line if its piece starts where it does, or one position after it when its
+    first character (a line break mark, see wrapping.py) was left at the end of the line before.
+    Boxes leave the line's leading, and at least ROW_GAP, free below them, and start a pixel above
+    the line, so rows of tokens never touch and marks stacked to the font's ascent stay inside.
 
     Walks the block's lines once: few Qt calls per token, as each call that lets a worker take
     the interpreter lock may cost milliseconds to get it back.
     """
-    boxes: list[Box] = []
-    first = 0
-    for number in range(layout.lineCount()):
-        line = layout.lineAt(number)
-        line_start, line_end = line.textStart(), line.textStart() + line.textLength()
-        top = line.y() - 1  # a pixel above the line: marks stacked to the font's ascent stay inside
-        height = line.height() + 1 - max(line.leading(), ROW_GAP)
-        while first < len(starts) and ends[first] <= line_start:
-            first += 1
-        for offset in range(first, len(starts)):
-            if starts[offset] >= line_end:
-                break
-            start, end = max(starts[offset], line_start), min(ends[offset], line_end)
-            if end > start:
-                x1, x2 = line.cursorToX(start)[0], line.cursorToX(end)[0]
-                if x1 == x2:
-                    continue
-                begins = start == starts[offset] or (
-                    start == starts[offset] + 1 and layout.lineForTextPosition(starts[offset]).isValid()
-                    and layout.lineForTextPosition(starts[offset]).lineNumber() == number - 1)
-                tick = QRectF(min(x1, x2), top + 2, 1.0, height - 4) if begins else None
-                boxes.append((offset, QRectF(min(x1, x2), top, abs(x2 - x1), height), tick))
-    return boxes
-
-
-def _measure_bidi(layout: QTextLayout, starts: list[int], ends: list[int], text: str) -> list[Box]:
-    """`_measure` for a block with right-to-left text, where one token can be drawn in pieces apart
-    (`·Hello` after Arabic: its space sits by the Arabic, its word in the English run): each
-    token's boxes are the glyph runs Qt draws for its characters, touching ones joined.
-    (One Qt call per token piece, about as cheap as the two `_measure` makes.)"""
-    boxes: list[Box] = []
-    units = text.encode("utf-16-le")  # the block's text (Qt's positions are UTF-16 units)
     first = 0
     for number in range(layout.lineCount()):
         line = layout.lineAt(number)
@@ -522,28 +507,62 @@ def _measure_bidi(layout: QTextLayout, starts: list[int], ends: list[int], text:
         while first < len(starts) and ends[first] <= line_start:
             first += 1
         for offset in range(first, len(starts)):
-            if starts[offset] >= line_end:
+            token_start = starts[offset]
+            if token_start >= line_end:
                 break
-            start, end = max(starts[offset], line_start), min(ends[offset], line_end)
-            if end <= start or end - start <= 2 and not units[2 * start:2 * end].decode("utf-16-le", "ignore").strip(_MARKS):
-                continue  # (only a zero-width mark: its glyph run may report a neighbour's rectangle)
-            spans = sorted((run.boundingRect().left(), run.boundingRect().right()) for run in line.glyphRuns(start, end - start))
-            joined: list[list[float]] = []
-            for left, right in spans:
-                if right - left < 0.01:
-                    continue
-                if joined and left <= joined[-1][1] + 0.5:
-                    joined[-1][1] = max(joined[-1][1], right)
-                else:
-                    joined.append([left, right])
-            begins = start == starts[offset]
-            x = line.cursorToX(start)[0] if begins and joined else None  # the side the token starts from
-            for left, right in joined:
-                tick = None
-                if x is not None and left - 0.5 <= x <= right + 0.5:
-                    tick = QRectF(min(max(x, left), right - 1.0), top + 2, 1.0, height - 4)
-                    x = None
-                boxes.append((offset, QRectF(left, top, right - left, height), tick))
+            start, end = max(token_start, line_start), min(ends[offset], line_end)
+            if end <= start:
+                continue
+            begins = start == token_start or (
+                start == token_start + 1 and number > 0 and token_start >= 0
+                and layout.lineForTextPosition(token_start).lineNumber() == number - 1)
+            yield offset, line, number, start, end, begins, top, height
+
+
+def _measure(layout: QTextLayout, starts: list[int], ends: list[int]) -> list[Box]:
+    """The boxes of tokens that start at `starts` and are coloured up to `ends` in a block (see
+    `_line_spans`): one per piece, from the cursor's x at its ends. A piece with no width (a
+    token's zero-width break mark left at the end of the line before it) gets no box."""
+    boxes: list[Box] = []
+    for offset, line, _, start, end, begins, top, height in _line_spans(layout, starts, ends):
+        x1, x2 = line.cursorToX(start)[0], line.cursorToX(end)[0]
+        if x1 == x2:
+            continue
+        tick = QRectF(min(x1, x2), top + 2, 1.0, height - 4) if begins else None
+        boxes.append((offset, QRectF(min(x1, x2), top, abs(x2 - x1), height), tick))
+    return boxes
+
+
+def _measure_bidi(layout: QTextLayout, starts: list[int], ends: list[int], text: str) -> list[Box]:
+    """`_measure` for a block with right-to-left text, where one token can be drawn in pieces apart
+    (`·Hello` after Arabic: its space sits by the Arabic, its word in the English run): each
+    token's boxes are the glyph runs Qt draws for its characters, touching ones joined, and the
+    tick on the side the token starts from. (One Qt call per token piece, about as cheap as the
+    two `_measure` makes.)"""
+    boxes: list[Box] = []
+    units = text.encode("utf-16-le")  # the block's text (Qt's positions are UTF-16 units)
+    for offset, line, _, start, end, begins, top, height in _line_spans(layout, starts, ends):
+        if end - start <= 2 and not units[2 * start:2 * end].decode("utf-16-le", "ignore").strip(_MARKS):
+            continue  # (only a zero-width mark: its glyph run may report a neighbour's rectangle)
+        spans = sorted((run.boundingRect().left(), run.boundingRect().right()) for run in line.glyphRuns(start, end - start))
+        joined: list[list[float]] = []
+        for left, right in spans:
+            if right - left < 0.01:
+                continue
+            if joined and left <= joined[-1][1] + 0.5:
+                joined[-1][1] = max(joined[-1][1], right)
+            else:
+                joined.append([left, right])
+        # The tick on the side the token starts from: in the glyph run nearest the cursor's x there
+        # (at the start of a right-to-left line Qt puts that x at the line's far edge, past the text).
+        x = line.cursorToX(start)[0] if begins and joined else None
+        nearest = -1 if x is None else 0 if len(joined) == 1 else \
+            min(range(len(joined)), key=lambda n: max(joined[n][0] - x, x - joined[n][1], 0.0))
+        for number, (left, right) in enumerate(joined):
+            tick = None
+            if number == nearest:
+                tick = QRectF(min(max(x, left), right - 1.0), top + 2, 1.0, height - 4)  # type: ignore[type-var]
+            boxes.append((offset, QRectF(left, top, right - left, height), tick))
     return boxes
 
 

@@ -1,0 +1,129 @@
+"""The Tokens pane's room at a laptop's 1280x800 (issue 12): the legend wrapped to two lines is
+measured as such, and compared lanes keep their summary whole and three lines of tokens each."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication, QWidget
+
+from explorer.core.sources.load import load_tokenizer
+from explorer.ui.main_window import MainWindow
+from explorer.ui.session import Session
+from explorer.ui.theme import BASE_POINT_SIZE, apply_theme
+from tests.ui.test_presentation_1280 import settle
+
+MIN_LINES = 3  # lines of tokens a lane keeps (explorer/ui/tokens/lane.py)
+TEXT = "Hello नमस्ते 👋🏽\ndef f(x):\n    return x ** 2  # 1234567 <|endoftext|> "
+LONG_LEGEND = ("<small>" + " &nbsp;·&nbsp; ".join(
+    ["<b>╻</b> a notch and a thin gap: a token starts here, after the one before it",
+     "<u>&nbsp;&nbsp;&nbsp;</u> byte pieces of one character, its glyph after them",
+     "┈┈ dotted underline in the prompt: a character split across tokens",
+     "▁▁ where the compared tokenizers cut the text differently"]) + "</small>")
+
+
+@pytest.fixture(params=[True, False], ids=["presentation", "normal"])
+def window(qapp: QApplication, session: Session, request: pytest.FixtureRequest) -> Iterator[MainWindow]:
+    window = MainWindow(session, first_pane="tokens")
+    window.resize(1280, 800)
+    window.show()
+    if request.param:
+        window.menus.presentation.trigger()
+        window.showNormal()  # (the offscreen screen is smaller than a laptop's)
+        window.resize(1280, 800)
+    settle(qapp, window)
+    yield window
+    settle(qapp, window)
+    session.set_point_size(BASE_POINT_SIZE)
+    session.unsaved.clear()
+    window.close()
+    apply_theme(qapp, "light")
+
+
+def shown(qapp: QApplication, window: MainWindow, text: str) -> QWidget:
+    window.session.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
+    pane = window.panes["tokens"]
+    pane.set_text(text)
+    settle(qapp, window)
+    pane._set_details(pane.main_lane, 0)  # (the details of a token, as a hover shows them)
+    settle(qapp, window)
+    return pane
+
+
+def bottom_needed(pane: QWidget) -> int:
+    details = pane.details
+    return int(details.document().size().height()) + 2 * details.frameWidth()
+
+
+def line_height(view: QWidget) -> float:
+    """A line of token boxes: the font's line, or the first line's if taller (marks, emoji)."""
+    layout = view.document().firstBlock().layout()
+    first = layout.lineAt(0).height() if layout is not None and layout.lineCount() else 0.0
+    return max(first, QFontMetrics(view.font()).lineSpacing())
+
+
+def lines_shown(lane: QWidget) -> float:
+    view = lane.view
+    return (view.viewport().height() - 2 * view.document().documentMargin()) / line_height(view)
+
+
+@pytest.mark.parametrize("window", [True], ids=["presentation"], indirect=True)
+def test_a_legend_of_two_lines_is_the_tokens_cost_not_the_details(qapp: QApplication, window: MainWindow) -> None:
+    pane = shown(qapp, window, TEXT)
+    pane.fit_to_content()
+    qapp.processEvents()
+    one_line = pane.splitter.sizes()[2]
+    legend = pane.legend
+    line = legend.heightForWidth(legend.width())
+    pane.legend.setText(LONG_LEGEND)
+    qapp.processEvents()
+    pane.fit_to_content()
+    qapp.processEvents()
+    assert legend.heightForWidth(legend.width()) >= 2 * line * 0.9, "the legend is expected to wrap here"
+    assert legend.height() >= legend.heightForWidth(legend.width()), "the legend is cut"
+    # The tokens keep a summary and MIN_LINES lines above the legend at its wrapped height; the
+    # details and findings get the rest, up to what they need.
+    lane, view = pane.main_lane, pane.main_lane.view
+    least = (lane.counts.height() + MIN_LINES * line_height(view) + 2 * view.frameWidth()
+             + 2 * view.document().documentMargin() + legend.height() + 12)
+    room = sum(pane.splitter.sizes()[1:])
+    bottom = pane.splitter.sizes()[2]
+    assert bottom >= min(bottom_needed(pane), room - least), f"the details lost room: {pane.splitter.sizes()}"
+    assert one_line - bottom <= legend.height() - line + 4, "the details lost more than the legend's new line"
+    assert lines_shown(pane.main_lane) >= MIN_LINES - 0.1
+
+
+def within(widget: QWidget, root: QWidget) -> QRect:
+    return QRect(widget.mapTo(root, QPoint(0, 0)), widget.size())
+
+
+def test_each_compared_lane_keeps_its_summary_and_three_lines(qapp: QApplication, window: MainWindow) -> None:
+    pane = shown(qapp, window, (TEXT + " The quick brown fox jumps over the lazy dog. مرحبا بالعالم ") * 8)
+    for spec in ("cl100k_base", "r50k_base"):
+        pane.add_compare(spec)
+        settle(qapp, window)
+    for _ in range(5):
+        qapp.processEvents()
+    pane.fit_to_content()
+    qapp.processEvents()
+    assert len(pane.lanes) == 3
+    for lane in pane.lanes:
+        counts = lane.counts
+        assert counts.height() >= counts.heightForWidth(counts.width()), f"{lane.tokenizer.name}: summary cut"
+        assert lines_shown(lane) >= MIN_LINES - 0.1, f"{lane.tokenizer.name}: {lines_shown(lane):.1f} lines"
+        assert within(counts, lane).bottom() < within(lane.view, lane).top()
+    for lane in pane.lanes[1:]:
+        text = lane.counts.text()
+        assert "bytes/token" in text and "%</b> tokens vs o200k_base" in text
+    bar = pane.lanes_scroll.verticalScrollBar()
+    for value in (0, bar.maximum()):  # the lanes that do not fit scroll into view, whole
+        bar.setValue(value)
+        qapp.processEvents()
+        viewport = pane.lanes_scroll.viewport()
+        visible = [lane for lane in pane.lanes
+                   if within(lane, viewport).intersects(viewport.rect())]
+        assert visible
+    assert window.width() == 1280
