@@ -4,7 +4,6 @@ its current text with the whole text in its tooltip, never cutting a glyph."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,8 @@ from pytestqt.qtbot import QtBot
 from explorer.ui.main_window import MainWindow
 from explorer.ui.session import Session
 from explorer.ui.settings import Settings
-from explorer.ui.theme import BASE_POINT_SIZE, apply_theme
+from explorer.ui.theme import apply_theme
+from tests.ui.windows import close_window, configuration_id, open_window, settle
 
 CONFIGURATIONS = [(1280, 800, "light", True), (1280, 800, "dark", True), (1920, 1080, "dark", True),
                   (1280, 800, "light", False)]
@@ -25,35 +25,13 @@ TEXTS = {"English": "HOW'S it going? how's it going?\nOrder 1234567 costs 3.14\n
          "scripts": "नमस्ते दुनिया। مرحبا بالعالم. こんにちは世界。 สวัสดีครับ 👋🏽 🇺🇦\n" * 3}
 
 
-def settle(app: QApplication, window: MainWindow, seconds: float = 30.0) -> None:
-    deadline = time.monotonic() + seconds
-    app.processEvents()
-    while window.session.workers.running and time.monotonic() < deadline:
-        app.processEvents()
-        time.sleep(0.005)
-    app.processEvents()
-
-
-@pytest.fixture(params=CONFIGURATIONS, ids=lambda c: f"{c[0]}x{c[1]}-{c[2]}{'-presentation' if c[3] else ''}")
+@pytest.fixture(params=CONFIGURATIONS, ids=configuration_id)
 def window(qapp: QApplication, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[MainWindow]:
-    width, height, theme, presenting = request.param
-    apply_theme(qapp, theme)
     session = Session(Settings(QSettings(str(tmp_path / "chunks.ini"), QSettings.Format.IniFormat)))
-    session.set_dark(theme == "dark")
-    window = MainWindow(session, first_pane="chunks")
-    window.resize(width, height)
-    window.show()
-    if presenting:
-        window.menus.presentation.trigger()
-        window.showNormal()  # (the offscreen screen is smaller than a projector)
-        window.resize(width, height)
-    settle(qapp, window)
+    window = open_window(qapp, session, request.param, "chunks")
     yield window
-    settle(qapp, window)
-    session.set_point_size(BASE_POINT_SIZE)
-    window.close()
+    close_window(qapp, window)
     session.shutdown()
-    apply_theme(qapp, "light")
 
 
 def tooltip_of(combo: QComboBox) -> str:

@@ -21,8 +21,9 @@ from explorer.ui.main_window import MainWindow
 from explorer.ui.merges.model import COLUMNS
 from explorer.ui.session import Session
 from explorer.ui.settings import Settings
-from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme
+from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE
 from explorer.ui.zoom import minimum_point_size, ui_point_size
+from tests.ui.windows import close_window, configuration_id, open_window, settle
 
 SCRIPTS = {
     "English": "The quick brown fox jumps over the lazy dog, twice: it's 1969 and 600,000,000 people watch. ",
@@ -47,46 +48,20 @@ def tokenizer():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def window(qapp: QApplication, tmp_path: Path, tokenizer, request: pytest.FixtureRequest) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
-    width, height, theme, presenting = request.param
-    apply_theme(qapp, theme)
     session = Session(Settings(QSettings(str(tmp_path / "layout.ini"), QSettings.Format.IniFormat)))
-    session.set_dark(theme == "dark")
     session.set_tokenizer(tokenizer, "o200k_base")
-    window = MainWindow(session, first_pane="tokens")
-    window.resize(width, height)
-    window.show()
-    if presenting:  # F5: its large fonts, at this size (the offscreen screen is smaller than a projector)
-        window.menus.presentation.trigger()
-        window.showNormal()
-        window.resize(width, height)
-    settle(qapp)
+    window = open_window(qapp, session, request.param, "tokens")
     yield window
-    settle(qapp, window)  # (no pane is still being imported in the background)
-    session.set_point_size(BASE_POINT_SIZE)
-    session.unsaved.clear()  # (a Training run: else closing asks about it and waits for an answer)
-    window.close()
+    close_window(qapp, window)
     session.shutdown()
     session.deleteLater()  # (with the window, after the test: tests/ui/conftest.py)
-    apply_theme(qapp, "light")
-
-
-def settle(app: QApplication, window: MainWindow | None = None, seconds: float = 30.0) -> None:
-    """Process events until no worker runs (tokenizing, the merge table, the forest)."""
-    import time
-
-    deadline = time.monotonic() + seconds
-    app.processEvents()
-    while window is not None and window.session.workers.running and time.monotonic() < deadline:
-        app.processEvents()
-        time.sleep(0.005)
-    app.processEvents()
 
 
 def configurations() -> list[object]:
     """Every size in light, normal and dark presentation mode; both themes and modes at 1280x800."""
     chosen = [(w, h, "light", False) for w, h in SIZES] + [(w, h, "dark", True) for w, h in SIZES]
     chosen += [(1280, 800, "dark", False), (1280, 800, "light", True)]
-    return [pytest.param(c, id=f"{c[0]}x{c[1]}-{c[2]}{'-presentation' if c[3] else ''}") for c in chosen]
+    return [pytest.param(c, id=configuration_id(c)) for c in chosen]
 
 
 def paste(app: QApplication, window: MainWindow, pane_name: str, text: str) -> QWidget:

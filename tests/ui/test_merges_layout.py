@@ -4,7 +4,6 @@ the vocabulary table's Rank column was scrolled off. Offscreen, the real main wi
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,43 +16,20 @@ from explorer.ui.main_window import MainWindow
 from explorer.ui.merges.model import COLUMNS
 from explorer.ui.session import Session
 from explorer.ui.settings import Settings
-from explorer.ui.theme import BASE_POINT_SIZE, apply_theme
+from tests.ui.windows import close_window, configuration_id, eventually, open_window, settle
 
 CONFIGURATIONS = [(1280, 800, "light", True), (1280, 800, "dark", False), (1920, 1080, "dark", True),
                   (1920, 1080, "light", False)]
 
 
-def settle(app: QApplication, window: MainWindow, seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    app.processEvents()
-    while window.session.workers.running and time.monotonic() < deadline:
-        app.processEvents()
-        time.sleep(0.005)
-    app.processEvents()
-
-
-@pytest.fixture(params=CONFIGURATIONS, ids=lambda c: f"{c[0]}x{c[1]}-{c[2]}{'-presentation' if c[3] else ''}")
+@pytest.fixture(params=CONFIGURATIONS, ids=configuration_id)
 def window(qapp: QApplication, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[MainWindow]:
-    width, height, theme, presenting = request.param
-    apply_theme(qapp, theme)
     session = Session(Settings(QSettings(str(tmp_path / "merges.ini"), QSettings.Format.IniFormat)))
-    session.set_dark(theme == "dark")
     session.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
-    window = MainWindow(session, first_pane="merges")
-    window.resize(width, height)
-    window.show()
-    if presenting:
-        window.menus.presentation.trigger()
-        window.showNormal()  # (the offscreen screen is smaller than a projector)
-        window.resize(width, height)
-    settle(qapp, window)
+    window = open_window(qapp, session, request.param, "merges")
     yield window
-    settle(qapp, window)
-    session.set_point_size(BASE_POINT_SIZE)
-    session.unsaved.clear()
-    window.close()
+    close_window(qapp, window)
     session.shutdown()
-    apply_theme(qapp, "light")
 
 
 def shown_whole(widget: QWidget) -> bool:
@@ -87,7 +63,8 @@ def test_every_part_of_the_merges_pane_has_room(qapp: QApplication, window: Main
     assert legend.height() >= legend.heightForWidth(legend.width()), "the tree's legend is cut"
     assert legend.visibleRegion().boundingRect() == legend.rect(), "the tree's legend is hidden"
     status = trace.status
-    assert status.height() >= status.heightForWidth(status.width()), "the trace's status is cut"
+    assert eventually(qapp, lambda: status.height() >= status.heightForWidth(status.width())), \
+        f"the trace's status is cut: {status.height()} px of {status.heightForWidth(status.width())}"
     for name, part in (("strip", trace.strip), ("status", status), ("steps", trace.steps)):
         assert shown_whole(part), f"the trace's {name} cannot be seen whole, even scrolled"
     if window.width() >= 1920:  # room enough: the whole trace without scrolling

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import sys
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -24,16 +23,7 @@ from explorer.ui.session import Session
 from explorer.ui.training.model import LEFT, NEW, RIGHT
 from explorer.ui.theme import BASE, BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, TEXT, apply_theme
 from explorer.ui.zoom import apply_zoom, ui_point_size
-
-
-def settle(app: QApplication, window: MainWindow, seconds: float = 30.0) -> None:
-    """Process events until no worker runs (tokenizing, the merge table, a training run)."""
-    deadline = time.monotonic() + seconds
-    app.processEvents()
-    while window.session.workers.running and time.monotonic() < deadline:
-        app.processEvents()
-        time.sleep(0.005)
-    app.processEvents()
+from tests.ui.windows import close_window, open_window, settle
 
 
 @pytest.fixture
@@ -82,28 +72,14 @@ def test_the_efficiency_legend_never_covers_a_bar(qtbot: QtBot, presenting: Sess
     assert plot.contains(legend)  # all of it on the chart, none cut at the right
     labels = [item.sceneBoundingRect() for item in chart._bars if not hasattr(item, "opts")]
     assert labels and not [label for label in labels if label.intersects(legend)]
-    view = chart.plot.getViewBox().sceneBoundingRect()
 
 
 @pytest.fixture
 def window(qapp: QApplication, session: Session, request: pytest.FixtureRequest) -> Iterator[MainWindow]:
     """The main window at 1280x800 in presentation mode (F5's fonts at a laptop's size)."""
-    theme = getattr(request, "param", "light")
-    apply_theme(qapp, theme)
-    session.set_dark(theme == "dark")
-    window = MainWindow(session, first_pane="tokens")
-    window.resize(1280, 800)
-    window.show()
-    window.menus.presentation.trigger()
-    window.showNormal()  # (the offscreen screen is smaller than a laptop's)
-    window.resize(1280, 800)
-    settle(qapp, window)
+    window = open_window(qapp, session, (1280, 800, getattr(request, "param", "light"), True), "tokens")
     yield window
-    settle(qapp, window)
-    session.set_point_size(BASE_POINT_SIZE)
-    session.unsaved.clear()
-    window.close()
-    apply_theme(qapp, "light")
+    close_window(qapp, window)
 
 
 def rect_in(widget: QWidget, root: QWidget) -> QRect:

@@ -13,8 +13,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from explorer.core.sources.load import load_tokenizer
 from explorer.ui.main_window import MainWindow
 from explorer.ui.session import Session
-from explorer.ui.theme import BASE_POINT_SIZE, apply_theme
-from tests.ui.test_presentation_1280 import settle
+from tests.ui.windows import close_window, open_window, settle
 
 MIN_LINES = 3  # lines of tokens a lane keeps (explorer/ui/tokens/lane.py)
 TEXT = "Hello नमस्ते 👋🏽\ndef f(x):\n    return x ** 2  # 1234567 <|endoftext|> "
@@ -27,20 +26,9 @@ LONG_LEGEND = ("<small>" + " &nbsp;·&nbsp; ".join(
 
 @pytest.fixture(params=[True, False], ids=["presentation", "normal"])
 def window(qapp: QApplication, session: Session, request: pytest.FixtureRequest) -> Iterator[MainWindow]:
-    window = MainWindow(session, first_pane="tokens")
-    window.resize(1280, 800)
-    window.show()
-    if request.param:
-        window.menus.presentation.trigger()
-        window.showNormal()  # (the offscreen screen is smaller than a laptop's)
-        window.resize(1280, 800)
-    settle(qapp, window)
+    window = open_window(qapp, session, (1280, 800, "light", request.param), "tokens")
     yield window
-    settle(qapp, window)
-    session.set_point_size(BASE_POINT_SIZE)
-    session.unsaved.clear()
-    window.close()
-    apply_theme(qapp, "light")
+    close_window(qapp, window)
 
 
 def shown(qapp: QApplication, window: MainWindow, text: str) -> QWidget:
