@@ -336,6 +336,32 @@ def test_threads_sharing_a_cold_cache_get_tiktokens_ids(reference: dict[str, tik
     assert results[1] == theirs.encode_ordinary(texts[1])
 
 
+def test_an_encode_never_waits_for_another_threads_cold_fill(reference: dict[str, tiktoken.Encoding]) -> None:
+    """The window encodes a word while a worker's cold encode of a corpus holds the cache (its
+    new chunks waiting as empty lists): the window gets tiktoken's ids at once, not when the
+    worker is done, and keeps nothing in the cache under it."""
+    import threading
+
+    bpe, theirs = loaded("cl100k_base").as_bpe(), reference["cl100k_base"]
+    text = "Hello world, नमस्ते 👋🏽 tokenization"
+    bpe._cache.clear()
+    bpe._cache[" world"] = []  # a chunk the worker met and has not filled yet
+    results: list[list[int]] = []
+    bpe._cache_lock.acquire()  # as the worker's encode holds it while its windows wait
+    try:
+        thread = threading.Thread(target=lambda: results.append(bpe.encode(text, "plain")), daemon=True)
+        thread.start()
+        thread.join(5)
+        assert not thread.is_alive(), "the encode waited for the other thread's encode to end"
+        assert bpe.encode_chunk(" world") == tuple(theirs.encode_ordinary(" world"))
+        assert list(bpe._cache) == [" world"] and bpe._cache[" world"] == []  # nothing added under the worker
+    finally:
+        del bpe._cache[" world"]  # (the worker would fill it)
+        bpe._cache_lock.release()
+    assert results == [theirs.encode_ordinary(text)]
+    assert bpe.encode(text, "plain") == theirs.encode_ordinary(text)  # the worker gone: cached as usual
+
+
 def test_a_tokenizer_pickles_for_a_child_process() -> None:
     import pickle
 

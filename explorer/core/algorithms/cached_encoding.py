@@ -24,6 +24,7 @@ _CACHE_LIMIT = 1 << 20
 _MANY = 512  # unseen chunks worth merging together in numpy (fewer go one by one)
 _TOGETHER = 1 << 14  # unseen chunks that windows wait for, to be merged in one numpy call
 _WAITING = 1 << 19  # pieces that may wait for them (their ids: 4 MB)
+_LOCK_WAIT = 0.002  # seconds an encode waits for the cache another thread holds, then does without it
 _BATCH_LONGEST = 256  # bytes; longer chunks take as many rounds as they have merges: the heap is quicker
 
 
@@ -121,7 +122,10 @@ class CachedEncoding:
         try:
             for pieces in self._pretokenizer.iter_pieces(text):
                 if not held:
-                    held = lock.acquire()
+                    held = lock.acquire(timeout=_LOCK_WAIT)
+                    if not held:  # another thread's new chunks wait in the cache: do without it
+                        out += self._without_cache(pieces)
+                        continue
                     known = len(cache)
                     if known > _CACHE_LIMIT:
                         cache.clear()
@@ -147,6 +151,16 @@ class CachedEncoding:
         finally:
             if held:
                 lock.release()
+
+    def _without_cache(self, pieces: list[str]) -> list[int]:
+        """The ids of `pieces`, for a thread that finds the cache held: the filled entries read,
+        the others (missing, or another call's empty list) merged here and not kept. So the
+        window's encode of a word never waits for a worker's cold encode of a corpus, whose
+        waiting windows hold the cache for up to a few hundred milliseconds."""
+        get, ids = self._cache.get, []
+        for piece in pieces:
+            ids += get(piece) or self.encode_bytes(piece.encode("utf-8"))
+        return ids
 
     def _flush(self, waiting: list[list[Sequence[int]]], known: int, out: list[int]) -> None:
         """Encode the new chunks of the `waiting` windows (those after the first `known` of the
@@ -199,8 +213,11 @@ class CachedEncoding:
         ids = self._cache.get(chunk)
         if not ids:  # (an empty list: another thread's encode is about to fill it)
             ids = tuple(self.encode_bytes(chunk.encode("utf-8")))
-            with self._cache_lock:
-                self._cache.setdefault(chunk, ids)
+            if self._cache_lock.acquire(timeout=_LOCK_WAIT):  # (held by a cold encode: not kept)
+                try:
+                    self._cache.setdefault(chunk, ids)
+                finally:
+                    self._cache_lock.release()
         return tuple(ids)
 
 
