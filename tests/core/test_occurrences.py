@@ -11,14 +11,7 @@ import pytest
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.analysis import occurrences
 from explorer.core.analysis.occurrences import count_occurrences
-
-
-def drain(progress):  # type: ignore[no-untyped-def]
-    while True:
-        try:
-            next(progress)
-        except StopIteration as done:
-            return done.value
+from tests.core.test_vocab_filter import run as drain  # (drains a progress generator, returns its result)
 
 
 def test_counts_are_the_ids_of_every_text() -> None:
