@@ -416,7 +416,7 @@ class TrainingPane(Pane):
         if run is None:
             return
         if hf:  # the plots in a frame of their own, after the table's
-            QTimer.singleShot(UI_REFRESH_MS, lambda: self._draw_final_plots(run))
+            QTimer.singleShot(UI_REFRESH_MS, self, lambda: self._draw_final_plots(run))  # (not once the pane is gone)
         else:
             self.plots.fit_x(len(run.merges))  # a run that stopped early or was cancelled ends before the target
         if state == FAILED:
@@ -434,7 +434,7 @@ class TrainingPane(Pane):
             self.plots.refresh()
             self.plots_panel.show_plots(self._plots_started)
             if run.state != FAILED and run.merges:
-                QTimer.singleShot(0, lambda: self._build_tokenizer(run))
+                QTimer.singleShot(0, self, lambda: self._build_tokenizer(run))
 
     def _build_tokenizer(self, run: TrainingRun) -> None:
         """Make the tokenizer from the merges on a pool thread, then publish it.
