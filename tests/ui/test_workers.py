@@ -167,5 +167,5 @@ def test_held_jobs_start_when_the_hold_ends(qtbot: QtBot) -> None:
     assert not started  # still held
     with qtbot.waitSignals([first.cancelled, job.finished], order="none", timeout=5000):
         pass
-    assert len(started) == 1 and started[0] - asked >= 0.29
+    assert len(started) == 1 and started[0] - asked >= 0.28  # (Qt's coarse timers may fire 5% early: 285 ms)
     assert workers.shutdown()
