@@ -11,7 +11,8 @@ import pytest
 
 import explorer.core.corpora.corpus as corpus_module
 from explorer.core.algorithms.hf_progress import HfProgress
-from explorer.core.algorithms.training_run import Counting, DistinctTexts, Learned, TrainingSettings, run_training
+from explorer.core.algorithms.training_run import (Counting, DistinctTexts, Learned, MergeStage, TrainingSettings,
+                                                   run_training)
 from explorer.core.corpora.corpus_sources import Corpus, CorpusReader, Source
 from explorer.core.pretokenization.pretokenize import Pretokenizer
 from tests.corpora import corpus_lines
@@ -107,3 +108,36 @@ def test_progress_sets_a_terminal_type_only_while_open(monkeypatch: pytest.Monke
         if progress.available:
             assert os.environ["TERM"] == "xterm"
     assert "TERM" not in os.environ
+
+
+@pytest.mark.parametrize("cut", [0, 1, 2])
+def test_a_file_cut_inside_its_last_character_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           cut: int) -> None:
+    """A corpus cut at a byte count may end inside a character: HF's own reading fails on that last
+    line only after reading the whole file. The corpus is read once all the same, the line left out
+    (and said so), and the merges are HF's on the texts that remain."""
+    import explorer.core.algorithms.training_run as training_run
+    from tests.hf_reference import hf_train_merges
+
+    lines = corpus_lines("multi", 4_000, seed=2) * 2
+    data = "".join(lines).encode("utf-8") + "last 日本".encode("utf-8")
+    path = tmp_path / "cut.txt"
+    path.write_bytes(data[: len(data) - cut])
+    fits: list[bool] = []
+    fit = training_run._hf_fit
+    monkeypatch.setattr(training_run, "_hf_fit", lambda *args: (fits.append(len(args) > 3), fit(*args))[1])
+    passes: list[int] = []  # one per reading of the corpus
+    batches = CorpusReader.batches
+
+    def counted(self, *args):  # type: ignore[no-untyped-def]
+        passes.append(1)
+        return batches(self, *args)
+
+    monkeypatch.setattr(CorpusReader, "batches", counted)
+    records = list(run_training(Corpus((Source.for_path(path),)), TrainingSettings(500, "cl100k", engine="hf")))
+    merges = [r.merge.token for r in records if isinstance(r, Learned)]
+    stage = next(r for r in records if isinstance(r, MergeStage))
+    texts = lines + (["last 日本"] if not cut else [])
+    assert merges == hf_train_merges(texts, 500, "cl100k")
+    assert len(passes) == 1 and len(fits) == 1 and fits[0] == (cut == 0)  # HF reads the file itself when whole
+    assert bool(stage.skipped) == bool(cut)  # the cut line is said to be left out

@@ -29,7 +29,7 @@ from explorer.core.algorithms.bytelevel import from_chars
 from explorer.core.algorithms.hf_progress import HfProgress
 from explorer.core.algorithms.train import (BYTE_VOCAB, LONG_TEXT, BpeTrainer, Merge, Rules, check_rules, check_vocab_size,
                                             vocabulary_size)
-from explorer.core.corpora.corpus import BLOCK_BYTES
+from explorer.core.corpora.corpus import BLOCK_BYTES, ends_mid_character
 from explorer.core.corpora.corpus_sources import Corpus, CorpusReader
 from explorer.core.errors import TrainingError
 from explorer.core.formats.hf import merge_pairs, training_pipeline
@@ -231,6 +231,10 @@ def _run_hf(reader: CorpusReader, settings: TrainingSettings,
     distinct = DistinctTexts(settings.pattern)
     progress = HfProgress()
     files = reader.plain_files()
+    if files and any(map(ends_mid_character, files)):
+        # HF would fail on its last line only once it had read the whole file, and the corpus be
+        # read a second time; our reading leaves that line out (reported as skipped): HF reads ours.
+        files = None
     tokenizer = None
     if files:
         tokenizer = yield from _hf_on_files(reader, [str(path) for path in files], distinct, settings, progress)
