@@ -566,7 +566,8 @@ class DistinctTexts:
     def _hand_over(self) -> None:
         if self.lines:
             texts, lines, self.lines = self.texts, self.lines, Counter()
-            for line, times in lines.items():
+            while lines:  # each line let go once decoded: the distinct lines are not held twice
+                line, times = lines.popitem()
                 if len(line) > MAX_LINE_BYTES:
                     raise CorpusError(f"a line of {len(line):,} bytes, over {MAX_LINE_BYTES:,}")
                 texts[line.decode("utf-8") + "\n"] += times
