@@ -214,6 +214,21 @@ def test_hf_counts_equal_encoding_the_whole_corpus_again(kind: str, pattern: str
     assert learned[-1].total_tokens == stage.corpus_tokens - sum(m.count for m in learned)
 
 
+def test_hf_counts_of_a_text_with_nul_characters() -> None:
+    """Chunks are measured many to a text with NUL between them: a pasted text holding NUL itself
+    is measured a chunk to a text, to the same exact counts."""
+    lines = edgy_corpus("multi", 5_000).sources[0].text.splitlines(keepends=True)
+    lines[::3] = [line.replace(" ", " \x00\x00", 1) for line in lines[::3]]
+    corpus = Corpus((Source.pasted("".join(lines)),))
+    settings = TrainingSettings(600, "cl100k", SPECIALS, engine="hf")
+    records, _ = run(corpus, settings)
+    learned = [r.merge for r in records if isinstance(r, Learned)]
+    assert any(m.token == b"\x00\x00" for m in learned)
+    assert [m.count for m in learned] == counts_by_encoding_the_corpus(corpus, settings)
+    stage = next(r for r in records if isinstance(r, MergeStage))
+    assert learned[-1].total_tokens == stage.corpus_tokens - sum(m.count for m in learned)
+
+
 def test_hf_counts_do_not_encode_the_corpus_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the distinct chunks are encoded after training: far fewer characters than the corpus has."""
     import explorer.core.algorithms.training_run as training_run

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable
 from pathlib import Path
@@ -13,15 +14,21 @@ from pytestqt.qtbot import QtBot
 
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.algorithms.train import train
+from explorer.core.analysis.occurrences import count_occurrences
+from explorer.core.corpora.corpus_sources import Corpus, Source
 from explorer.core.errors import ExplorerError
 from explorer.core.formats.own import from_merges
+from explorer.core.sources.load import load_tokenizer
 from explorer.core.sources.sentencepiece import SentencePieceTokenizer
 from explorer.core.sources.tokenizer import VIEW_MERGES, SpecialMode, Tokenizer
 from explorer.ui.merges import create_pane
+from explorer.ui.merges import loader as loader_module
+from explorer.ui.merges.loader import _drain
 from explorer.ui.merges.model import COLUMN_INDEX, COLUMNS, TOKEN_ID_ROLE, ChildrenModel, VocabModel
 from explorer.ui.merges.pane import MergesPane
 from explorer.ui.merges.tree_view import NodeItem
 from explorer.ui.session import Session
+from explorer.ui.workers import ProcessJob
 
 TEXTS = ["the cat sat on the mat. the cat ate the rat. ingredients of the ingredient list\n",
          "नमस्ते दुनिया, 日本語\n", "tabs\tand\nnewlines  here\n"] * 30
@@ -305,6 +312,60 @@ def test_corpus_counts_give_seen_never_seen_and_rare(qtbot: QtBot, session: Sess
     assert trained.encode(" rat")[0] in visible_ids(pane) and cat not in visible_ids(pane)
     pane.filter_bar.rare_below.setValue(20)
     assert cat in visible_ids(pane)
+
+
+def _counting_corpus(tmp_path: Path, lines: int) -> Corpus:
+    path = tmp_path / "corpus.txt"
+    path.write_text("".join(TEXTS) * (lines // len(TEXTS) + 1), encoding="utf-8")
+    return Corpus((Source.for_path(path),))
+
+
+@pytest.mark.parametrize("spec", ["trained:test", "r50k_base"])
+def test_a_big_corpus_is_counted_in_a_child_process_to_the_same_numbers(
+        qtbot: QtBot, session: Session, trained: BPE, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec: str) -> None:
+    """Counting 400 MB takes minutes: in a thread it shared the window's interpreter lock all along.
+    The child loads the tokenizer by its spec, or from its document when it was trained here."""
+    monkeypatch.setattr(loader_module, "CHILD_BYTES", 1)
+    tokenizer = trained if spec.startswith("trained:") else load_tokenizer(spec)
+    pane = create_pane(session)
+    qtbot.addWidget(pane)
+    session.set_tokenizer(tokenizer, spec)
+    qtbot.waitUntil(lambda: pane.table is not None and not pane.busy, timeout=20_000)
+    corpus = _counting_corpus(tmp_path, 600)
+    session.set_corpus(corpus)
+    job = pane.loader.jobs.get("corpus")
+    assert isinstance(job, ProcessJob)
+    qtbot.waitUntil(lambda: pane.table.seen is not None and not pane.busy, timeout=30_000)
+    expected = _drain(count_occurrences(tokenizer, iter(corpus)))
+    assert pane.table.seen.tolist() == expected.tolist() and expected.sum() > 5_000
+
+
+def test_a_pasted_text_is_counted_on_a_thread(qtbot: QtBot, session: Session, trained: BPE) -> None:
+    """A child takes a second to start and load the tokenizer: small texts are counted here, at once."""
+    pane = open_pane(qtbot, session, trained)
+    session.set_corpus(["the cat sat on the mat.\n"] * 12)
+    job = pane.loader.jobs.get("corpus")
+    assert job is not None and not isinstance(job, ProcessJob)
+    qtbot.waitUntil(lambda: pane.table.seen is not None and not pane.busy)
+
+
+@pytest.mark.parametrize("how", ["cancel", "close"])
+def test_counting_in_a_child_ends_with_cancel_and_at_close_without_waiting(
+        qtbot: QtBot, session: Session, trained: BPE, tmp_path: Path, how: str) -> None:
+    pane = open_pane(qtbot, session, trained)
+    session.set_corpus(_counting_corpus(tmp_path, 200_000))  # 10 MB (over CHILD_BYTES): seconds of counting
+    job = pane.loader.jobs["corpus"]
+    assert isinstance(job, ProcessJob)
+    qtbot.waitUntil(lambda: job._process is not None and job._process.is_alive(), timeout=10_000)
+    process = job._process
+    started = time.monotonic()
+    if how == "cancel":
+        pane.loader.cancel()
+        qtbot.waitUntil(lambda: job.done, timeout=5_000)
+    else:
+        assert session.shutdown(100)  # as the window closes: a short wait, and no thread left waiting
+    assert time.monotonic() - started < 2.5 and not process.is_alive()
+    assert pane.table.seen is None
 
 
 def test_exports_png_svg_and_csv(qtbot: QtBot, session: Session, trained: BPE, tmp_path: Path) -> None:

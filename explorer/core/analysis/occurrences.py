@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.analysis.efficiency import TokenizerRef
 from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
 
 _CHARS_PER_STEP = 32_000  # a few milliseconds of encoding between progress records
@@ -29,10 +30,12 @@ class CountProgress:
 
 
 def corpus_texts(corpus: object) -> Iterable[str]:
-    """The texts of a corpus object: itself if it is an iterable of str, or its `texts()`."""
-    texts = getattr(corpus, "texts", None)
-    if callable(texts):
-        return texts()  # type: ignore[no-any-return]
+    """The texts of a corpus object: itself if it is an iterable of str, its `texts()`, or its
+    `reader()` (a Corpus: the reader counts bytes read, so progress has a fraction)."""
+    for method in ("texts", "reader"):
+        texts = getattr(corpus, method, None)
+        if callable(texts):
+            return texts()  # type: ignore[no-any-return]
     if isinstance(corpus, str):
         return [corpus]
     return corpus  # type: ignore[return-value]
@@ -78,3 +81,10 @@ def count_occurrences(tokenizer: Tokenizer, texts: Iterable[str],
     flush()
     yield progress()
     return counts
+
+
+def count_corpus(tokenizer: TokenizerRef, corpus: object) -> Iterator[CountProgress]:
+    """`count_occurrences` over `corpus_texts(corpus)` with the tokenizer `tokenizer` names: the form a
+    child process runs (a module-level generator, picklable arguments), so that counting a big corpus
+    for minutes never shares the window's interpreter lock."""
+    return (yield from count_occurrences(tokenizer.load(), corpus_texts(corpus)))

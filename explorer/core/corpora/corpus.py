@@ -86,6 +86,21 @@ def utf8_lines(handle: BinaryIO, path: object, first_line: int = 1, offset: int 
         yield len(raw), text
 
 
+def ends_mid_character(path: Path) -> bool:
+    """The file's last bytes are a UTF-8 character cut short (a corpus cut at a byte count): its last
+    line does not decode. Reads only the last four bytes."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - 4))
+            tail = handle.read().lstrip(bytes(range(0x80, 0xC0)))  # the end of a character begun before
+    except OSError:
+        return False
+    try:
+        return codecs.utf_8_decode(tail, "strict", False)[1] < len(tail)
+    except UnicodeDecodeError:
+        return True
+
+
 def utf8_line_batches(handle: BinaryIO, path: object) -> Iterator[tuple[int, list[str]]]:
     """`utf8_lines` a block at a time: (bytes, the block's lines). The same lines and the same
     errors, with one decode and one split per megabyte instead of Python work per line (a

@@ -219,7 +219,7 @@ class MergesPane(Pane):
         self.filter_bar.set_counts(None)
         self.show_content()
         self.loader.rare_below = self.filter_bar.rare_below.value()
-        self.loader.load(tokenizer, self.session.corpus)
+        self.loader.load(tokenizer, self.session.corpus, self.session.tokenizer_spec)
 
     def _on_loader_table_ready(self, table: VocabTable) -> None:
         self.model.set_table(table)
