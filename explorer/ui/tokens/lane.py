@@ -266,10 +266,11 @@ class Lane(QWidget):
         return self._chrome_height() + self.view.content_height()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        """The summary whole and MIN_LINES lines of tokens: the splitter of lanes never squeezes a
-        lane below it (the lanes scroll instead)."""
+        """The summary whole and MIN_LINES lines of tokens (fewer if its tokens take fewer): the
+        splitter of lanes never squeezes a lane below it (the lanes scroll instead)."""
         hint = super().minimumSizeHint()
-        return QSize(hint.width(), max(hint.height(), self._chrome_height() + self.view.lines_height(MIN_LINES)))
+        lines = min(self.view.lines_height(MIN_LINES), self.view.content_height())
+        return QSize(hint.width(), max(hint.height(), self._chrome_height() + lines))
 
     # Counts
 

@@ -1,0 +1,80 @@
+"""How the Tokens pane shares its room: by what each part holds, not by fixed proportions.
+
+Top to bottom: the prompt editor, the token lanes with their legend, then the token details
+beside the findings. The editor is as tall as its text (a few lines, at most a quarter); the
+findings are as wide as their columns, none at all when there are no findings, so the details
+stand in two columns, half as tall; the lanes get what the details and findings leave, or, when
+every lane holds more than the room, the most of it (they scroll as one, each keeping a few lines).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from explorer.ui.tokens.pane import TokensPane
+
+FINDING_ROWS = 14  # the findings table grows with its rows up to this many, then scrolls
+MIN_BOTTOM = 130  # pixels the details and findings keep however long the text
+EDITOR_LINES = 2  # lines the editor keeps however short its text (its line and one to type into)
+EDITOR_SHARE = 0.25  # of the pane's height the editor grows to with its text, then scrolls
+LANES_SHARE = 0.6  # of the room below the editor the lanes keep when they scroll anyway
+DETAILS_SHARE = 0.45  # of the width the details keep beside findings that want more
+
+
+def editor_height(pane: TokensPane, total: int) -> int:
+    """Pixels the editor needs for its lines (and one more), between EDITOR_LINES and EDITOR_SHARE."""
+    editor = pane.editor
+    lines = int(editor.document().size().height()) + 1  # (a plain text layout counts lines)
+    line = editor.fontMetrics().lineSpacing()
+    chrome = 2 * editor.frameWidth() + 2 * int(editor.document().documentMargin()) + 2
+    cap = max(int(total * EDITOR_SHARE), EDITOR_LINES * line + chrome)
+    return min(cap, max(EDITOR_LINES, lines) * line + chrome)
+
+
+def share_bottom(pane: TokensPane) -> None:
+    """The findings as wide as their columns (none: their title), the details the rest; the details
+    never narrower than one column of theirs needs, up to DETAILS_SHARE of the width."""
+    bottom, findings, details = pane.bottom, pane.findings_panel, pane.details
+    total = sum(bottom.sizes())
+    if pane._user_sized_bottom or total <= 0:
+        return
+    wanted = findings.wanted_width()
+    keep = min(max(details.needed_width(1), total // 3), int(total * DETAILS_SHARE))
+    right = max(findings.minimumSizeHint().width(), min(wanted, total - keep))
+    bottom.setSizes([total - right, right])
+
+
+def fit_to_content(pane: TokensPane) -> None:
+    """Share the height between the editor, the token lanes and the details/findings by what each
+    holds (see the module docstring). The legend is measured wrapped at its width, so a second
+    line of it is the tokens' cost."""
+    splitter = pane.splitter
+    sizes = splitter.sizes()
+    if pane._user_sized or len(sizes) != 3 or sum(sizes) <= 0:
+        return
+    share_bottom(pane)
+    top_editor = editor_height(pane, sum(sizes))
+    room = sum(sizes) - top_editor
+    for lane in pane.lanes:  # (a summary or a first line of tokens may have grown since)
+        lane.updateGeometry()
+    handles = pane.lanes_widget.handleWidth() * (len(pane.lanes) - 1)
+    legend = pane.legend.heightForWidth(max(pane.legend.width(), 200)) + 2
+    lanes = sum(lane.wanted_height() for lane in pane.lanes) + handles + legend
+    least = sum(lane.minimumSizeHint().height() for lane in pane.lanes) + handles + legend
+    rows = min(pane.findings_panel.model.rowCount(), FINDING_ROWS)
+    details = pane.details
+    needed = int(details.document().size().height()) + 2 * details.frameWidth() + 4
+    findings = pane.findings_panel
+    bottom = max(MIN_BOTTOM, findings.wanted_height(max(rows, 3) if not findings.table.isHidden() else 0), needed)
+    if min(lanes, least) + bottom <= room:  # the bottom what it needs, the tokens the rest (down to their least)
+        top = room - bottom
+    else:  # the lanes scroll anyway: they keep LANES_SHARE of the room (their least if less), the bottom the rest
+        top = max(room - bottom, min(lanes, least, int(room * LANES_SHARE)))
+    top = max(0, min(top, room - MIN_BOTTOM))
+    splitter.setSizes([top_editor, top, room - top])
+    if len(pane.lanes) > 1:  # each lane as much as it holds, the spare shared out evenly
+        wanted = [min(lane.wanted_height(), top) for lane in pane.lanes]
+        spare = max(0, top - legend - handles - sum(wanted)) // len(wanted)
+        pane.lanes_widget.setSizes([max(w + spare, lane.minimumSizeHint().height())
+                                    for w, lane in zip(wanted, pane.lanes)])
