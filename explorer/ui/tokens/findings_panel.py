@@ -46,7 +46,8 @@ class FindingsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
-        layout.addWidget(self.table)
+        layout.addWidget(self.table, 1)
+        layout.addStretch(0)  # (no findings: the title at the top, not in the middle)
 
     def look(self, state: Any, others: Sequence[tuple[object, Any]]) -> None:
         """Look again at the main lane's `state`; `others` are (lane, state) of every complete lane."""
