@@ -1,10 +1,10 @@
 """How the Tokens pane shares its room: by what each part holds, not by fixed proportions.
 
 Top to bottom: the prompt editor, the token lanes with their legend, then the token details
-beside the findings. The editor is as tall as its text (a few lines, at most a quarter); the
+beside the findings. The editor is as tall as its text (a few lines, at most a quarter; a sixth when the tokens scroll); the
 findings are as wide as their columns, none at all when there are no findings, so the details
 stand in two columns, half as tall; the lanes get what the details and findings leave, or, when
-every lane holds more than the room, the most of it (they scroll as one, each keeping a few lines).
+the lanes hold more than the room, the larger share (they scroll as one, each keeping a few lines).
 """
 
 from __future__ import annotations
@@ -18,17 +18,18 @@ FINDING_ROWS = 14  # the findings table grows with its rows up to this many, the
 MIN_BOTTOM = 130  # pixels the details and findings keep however long the text
 EDITOR_LINES = 2  # lines the editor keeps however short its text (its line and one to type into)
 EDITOR_SHARE = 0.25  # of the pane's height the editor grows to with its text, then scrolls
+EDITOR_CROWDED = 0.15  # the same when the tokens do not all fit either: they are what the reader came for
 LANES_SHARE = 0.6  # of the room below the editor the lanes keep when they scroll anyway
 DETAILS_SHARE = 0.45  # of the width the details keep beside findings that want more
 
 
-def editor_height(pane: TokensPane, total: int) -> int:
-    """Pixels the editor needs for its lines (and one more), between EDITOR_LINES and EDITOR_SHARE."""
+def editor_height(pane: TokensPane, total: int, share: float = EDITOR_SHARE) -> int:
+    """Pixels the editor needs for its lines (and one more), between EDITOR_LINES and `share` of `total`."""
     editor = pane.editor
     lines = int(editor.document().size().height()) + 1  # (a plain text layout counts lines)
     line = editor.fontMetrics().lineSpacing()
     chrome = 2 * editor.frameWidth() + 2 * int(editor.document().documentMargin()) + 2
-    cap = max(int(total * EDITOR_SHARE), EDITOR_LINES * line + chrome)
+    cap = max(int(total * share), EDITOR_LINES * line + chrome)
     return min(cap, max(EDITOR_LINES, lines) * line + chrome)
 
 
@@ -54,8 +55,6 @@ def fit_to_content(pane: TokensPane) -> None:
     if pane._user_sized or len(sizes) != 3 or sum(sizes) <= 0:
         return
     share_bottom(pane)
-    top_editor = editor_height(pane, sum(sizes))
-    room = sum(sizes) - top_editor
     for lane in pane.lanes:  # (a summary or a first line of tokens may have grown since)
         lane.updateGeometry()
     handles = pane.lanes_widget.handleWidth() * (len(pane.lanes) - 1)
@@ -67,10 +66,17 @@ def fit_to_content(pane: TokensPane) -> None:
     needed = int(details.document().size().height()) + 2 * details.frameWidth() + 4
     findings = pane.findings_panel
     bottom = max(MIN_BOTTOM, findings.wanted_height(max(rows, 3) if not findings.table.isHidden() else 0), needed)
-    if min(lanes, least) + bottom <= room:  # the bottom what it needs, the tokens the rest (down to their least)
+    top_editor = editor_height(pane, sum(sizes))
+    if top_editor + lanes + bottom > sum(sizes):  # the tokens scroll: the editor gives up some of its share
+        top_editor = editor_height(pane, sum(sizes), EDITOR_CROWDED)
+    room = sum(sizes) - top_editor
+    if lanes + bottom <= room:  # every token shows: the bottom what it needs, the tokens the rest
         top = room - bottom
-    else:  # the lanes scroll anyway: they keep LANES_SHARE of the room (their least if less), the bottom the rest
-        top = max(room - bottom, min(lanes, least, int(room * LANES_SHARE)))
+    else:  # the lanes scroll anyway: they keep LANES_SHARE of the room, the bottom the rest ...
+        top = max(room - bottom, min(lanes, int(room * LANES_SHARE)))
+        # ... but the details stay whole where the lanes keep their least so (findings rows scroll first)
+        whole = min(needed, max(room - least, room - int(room * LANES_SHARE)))
+        top = min(top, room - whole)
     top = max(0, min(top, room - MIN_BOTTOM))
     splitter.setSizes([top_editor, top, room - top])
     if len(pane.lanes) > 1:  # each lane as much as it holds, the spare shared out evenly
