@@ -16,7 +16,7 @@ import numpy as np
 from explorer.core.chat import ChatResult
 from explorer.core.sources.tokenizer import Tokenizer
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, TokenFacts
-from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, split_captions, utf16_length
+from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, utf16_length
 from explorer.ui.tokens.wrapping import keep_whole
 
 GROUP_TOKENS = 4_000  # tokens per chunk the view inserts in one event-loop turn (about 12,000 characters, 5-15 ms)
@@ -72,8 +72,8 @@ def chat_display(result: ChatResult, tokenizer: Tokenizer) -> ChatDisplay:
                 prefix = ("\n" if builder.line else "") + label + "\n"
                 labels = ((utf16_length(prefix) - utf16_length(label) - 1, utf16_length(label)),)
                 builder.line = 0
-            captions = split_captions(text, tokens.starts[begin:end], tokens.ends[begin:end], flags[begin:end])
-            piece = builder.piece(ids[begin:end], following if end < stop else None, captions)
+            piece = builder.text_piece(ids[begin:end], following if end < stop else None, text,
+                                       tokens.starts[begin:end], tokens.ends[begin:end], flags[begin:end])
             shift = utf16_length(prefix)
             chunks.append(DisplayChunk(ids[begin:end], flags[begin:end], control[begin:end],
                                        DisplayPiece(prefix + piece.text, piece.starts + shift, piece.painted,
