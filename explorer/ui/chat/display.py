@@ -16,7 +16,8 @@ import numpy as np
 from explorer.core.chat import ChatResult
 from explorer.core.sources.tokenizer import Tokenizer
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, TokenFacts
-from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, utf16_length
+from explorer.core.plural import plural
+from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, headline, utf16_length
 from explorer.ui.tokens.wrapping import keep_whole
 
 GROUP_TOKENS = 4_000  # tokens per chunk the view inserts in one event-loop turn (about 12,000 characters, 5-15 ms)
@@ -37,7 +38,7 @@ class DisplayChunk:
 class ChatDisplay:
     result: ChatResult
     chunks: tuple[DisplayChunk, ...]
-    summary: str  # "N tokens, M of them control tokens"
+    summary: str  # "N tokens, M of them control tokens" (rich text: the token count a large headline)
 
 
 def row_label(result: ChatResult, segment_index: int) -> str:
@@ -79,5 +80,6 @@ def chat_display(result: ChatResult, tokenizer: Tokenizer) -> ChatDisplay:
                                        DisplayPiece(prefix + piece.text, piece.starts + shift, piece.painted,
                                                     piece.length + shift), labels))
     count = int(control.sum())
-    summary = f"{len(ids):,} tokens, {count:,} of them control tokens"
+    control_tokens = plural(count, "a control token", "control tokens", with_count=False)
+    summary = f"{headline(plural(len(ids), 'token'))}, {count:,} of them {control_tokens}"
     return ChatDisplay(result, tuple(chunks), summary)

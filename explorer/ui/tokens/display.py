@@ -27,6 +27,11 @@ CAPTION_JOINER = "\u2060"  # keeps a split character's caption on the line of it
 LINE_BREAK = "\u200b"  # where a token's display may start a line (wrapping.BREAK; no Qt import here)
 
 
+def headline(figure: str) -> str:
+    """`figure` ("27 tokens") as the large bold headline of a summary line, the number a speaker points at."""
+    return f"<span style='font-size:x-large'><b>{figure}</b></span>"
+
+
 def subscript(token_id: int) -> str:
     """'15496' in subscript digits: the id written small under the token's text line."""
     return str(token_id).translate(SUBSCRIPT)

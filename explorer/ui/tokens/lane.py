@@ -26,7 +26,7 @@ from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.pane import WrappingLabel
 from explorer.ui.session import Session
-from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, join_pieces
+from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, headline, join_pieces
 from explorer.ui.tokens.view import TokenView
 from explorer.ui.tokens.wrapping import keep_whole
 
@@ -298,7 +298,7 @@ class Lane(QWidget):
             change = 100 * (len(self.state) - self.reference[0]) / self.reference[0]
             summary += f" · <b>{change:+.1f}%</b> tokens vs {self.reference[1]}"
         tokens = plural(len(self.state), "token")  # the figure a speaker points at: large
-        summary = summary.replace(f" · {tokens} · ", f" · <span style='font-size:x-large'><b>{tokens}</b></span> · ", 1)
+        summary = summary.replace(f" · {tokens} · ", f" · {headline(tokens)} · ", 1)
         self.counts.setText(f"<b>{name}</b>: {summary}")
 
 

@@ -1,0 +1,70 @@
+"""The Chat pane reads well at a laptop's 1280x800 in presentation mode (issue 12): a message's
+editor is as tall as its text (a Japanese line from the Noto CJK fallback is taller than the UI
+font's), the token count is the summary's large headline as in the Tokens pane, the details say
+something before the first click, and no findings leave no empty list."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from explorer.core.chat import Message
+from explorer.core.sources.load import load_tokenizer
+from explorer.ui.main_window import MainWindow
+from explorer.ui.session import Session
+from explorer.ui.tokens.display import headline
+from tests.ui.windows import close_window, eventually, open_window, settle
+
+TEXTS = {
+    "english": "The cat sat on the mat. In 1969, 600,000,000 people watched the Moon landing. Don't stop!",
+    "japanese": "こんにちは世界。今日はいい天気ですね。東京タワーに行きましょう、カタカナも漢字も。",
+    "mixed": "Hello नमस्ते مرحبا こんにちは สวัสดี 👋🏽\ndef f(x):\n    return x ** 2  # 1234567 <|endoftext|> ",
+}
+
+
+@pytest.fixture
+def window(qapp: QApplication, session: Session) -> Iterator[MainWindow]:
+    window = open_window(qapp, session, (1280, 800, "light", True), "chat")
+    window.session.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
+    settle(qapp, window)
+    yield window
+    close_window(qapp, window)
+
+
+def shown(qapp: QApplication, window: MainWindow, text: str):  # type: ignore[no-untyped-def]
+    pane = window.panes["chat"]
+    pane.editor.set_messages([Message("user", text)])
+    settle(qapp, window)
+    assert eventually(qapp, lambda: not pane.busy and bool(pane.results), 10)
+    for _ in range(3):
+        qapp.processEvents()
+    return pane
+
+
+@pytest.mark.parametrize("name", list(TEXTS))
+def test_a_message_editor_shows_its_whole_text(qapp: QApplication, window: MainWindow, name: str) -> None:
+    pane = shown(qapp, window, TEXTS[name])
+    editor = pane.editor.rows[0].content
+    assert eventually(qapp, lambda: editor.verticalScrollBar().maximum() == 0), \
+        f"a {editor.height()} px editor scrolls its {name} message ({editor.verticalScrollBar().maximum()})"
+    assert window.width() == 1280
+
+
+def test_the_token_count_is_the_summarys_headline(qapp: QApplication, window: MainWindow) -> None:
+    pane = shown(qapp, window, TEXTS["english"])
+    count = len(pane.results[0].encoding.ids)
+    assert headline(f"{count:,} tokens") in pane.summary.text()
+
+
+def test_the_details_and_findings_say_what_they_are_before_a_click(qapp: QApplication, window: MainWindow) -> None:
+    pane = shown(qapp, window, TEXTS["english"])
+    first = pane.results[0].encoding.tokens[0]
+    assert pane.details.text().startswith(f"id {first.id} "), pane.details.text()
+    assert "Click a token" in pane.details.text()
+    assert pane.findings.count() == 0 and pane.findings.isHidden(), "an empty findings list keeps its room"
+    assert pane.findings_label.text() == "Findings: none"
+    pane = shown(qapp, window, TEXTS["mixed"])  # a typed special token and trailing whitespace
+    assert pane.findings.count() >= 2 and pane.findings.isVisible()
+    assert pane.findings_label.text() == f"Findings ({pane.findings.count()})"
