@@ -58,3 +58,26 @@ def test_byte_pieces_of_a_character_never_stand_on_two_lines(qtbot: QtBot, pane:
         assert len(set(tops.values())) >= 3, "expected the text to take several lines"
         apart[width] = [i for i in joined if i in tops and i - 1 in tops and tops[i] != tops[i - 1]]
     assert not any(apart.values()), f"pieces of one character (or a mark and its base) on two lines: {apart}"
+
+
+def test_rows_of_tokens_never_touch_and_stacked_marks_stay_in_their_boxes(qtbot: QtBot, pane: TokensPane) -> None:
+    """Hindi and Thai stack marks above and below their letters: each row of boxes leaves a gap
+    above the next row, and a box reaches from above the line's ascent to its descent."""
+    pane.session.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
+    pane.set_text("नमस्ते दुनिया! कृपया शनिवार के लिए। สวัสดีชาวโลก ที่นี่ น้ำใจ ผู้ใหญ่ " * 12)
+    lane, view = pane.main_lane, pane.main_lane.view
+    qtbot.waitUntil(lambda: lane.complete and len(view.ids) == len(lane.state), timeout=10_000)
+    pane.resize(900, 1000)
+    qtbot.wait(1)
+    rows: dict[float, tuple[float, float]] = {}
+    for _, rect in view.boxes_on_screen():
+        top, bottom = rows.get(rect.top(), (rect.top(), rect.bottom()))
+        rows[rect.top()] = (min(top, rect.top()), max(bottom, rect.bottom()))
+    spans = sorted(rows.values())
+    assert len(spans) >= 3, "expected several rows"
+    for (_, bottom), (top, _) in zip(spans, spans[1:]):
+        assert top - bottom >= 1, f"rows touch: one ends at {bottom}, the next starts at {top}"
+    layout = view.document().firstBlock().layout()
+    line = layout.lineAt(0)
+    first = spans[0]
+    assert first[1] - first[0] >= line.ascent() + line.descent() - 2, "a box is shorter than its line's glyphs"

@@ -97,9 +97,12 @@ class ChatPane(Pane):
         self.compare.currentIndexChanged.connect(self._debounce.start)
         self.generation.toggled.connect(self._debounce.start)
         controls = FlowLayout()  # (flows onto a second line at presentation mode's font)
-        controls.add_together(QLabel("Template:"), self.template)
+        labels = [QLabel("Template:"), QLabel("Compare with:")]
+        for label, combo in zip(labels, (self.template, self.compare)):
+            label.setBuddy(combo)  # (on Linux a screen reader names a combo box by its label)
+        controls.add_together(labels[0], self.template)
         controls.addWidget(self.generation)
-        controls.add_together(QLabel("Compare with:"), self.compare, self.compare_tokenizer)
+        controls.add_together(labels[1], self.compare, self.compare_tokenizer)
         examples, self.example_buttons = example_bar([(label, label, f"Load the {label.lower()} example")
                                                       for label in EXAMPLES], self._on_example_picked)
 
@@ -109,7 +112,6 @@ class ChatPane(Pane):
         self.summary.setWordWrap(True)
         self.note = QLabel()  # why the first template is not the tokenizer's own, when it has none
         self.note.setWordWrap(True)
-        self.note.setAccessibleName("Template note")
         self.note.hide()
         self.views = [ChatView(), ChatView()]
         views = QHBoxLayout()
@@ -122,11 +124,9 @@ class ChatPane(Pane):
         self.findings = QListWidget()
         self.findings.setAccessibleName("Findings")
         self.findings_label = QLabel("Findings")  # with their count; the list hides when there are none
-        self.findings_label.setAccessibleName("Findings count")
-        self.details = QLabel(HINT)
+        self.details = QLabel(HINT)  # (no accessible name: a screen reader reads its text as its name)
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.TextFormat.PlainText)  # (a token such as "<b>" is text, not markup)
-        self.details.setAccessibleName("Token details")
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         right = QWidget()
         column = QVBoxLayout(right)
