@@ -50,8 +50,21 @@ def shown(qapp: QApplication, window: MainWindow, text: str):  # type: ignore[no
 def test_a_message_editor_shows_its_whole_text(qapp: QApplication, window: MainWindow, name: str) -> None:
     pane = shown(qapp, window, TEXTS[name])
     editor = pane.editor.rows[0].content
-    assert eventually(qapp, lambda: editor.verticalScrollBar().maximum() == 0), \
-        f"a {editor.height()} px editor scrolls its {name} message ({editor.verticalScrollBar().maximum()})"
+    splitter = pane.editor.parentWidget()
+    for left in (300, 380, 480):  # the editors' column narrower and wider: the text wraps anew
+        splitter.setSizes([left, sum(splitter.sizes()) - left])
+        settle(qapp, window)
+        assert eventually(qapp, lambda: editor.verticalScrollBar().maximum() == 0), \
+            f"a {editor.height()} px editor scrolls its {name} message at {left} px"
+        layout = editor.document().documentLayout()
+        block, text = editor.document().begin(), 0.0
+        while block.isValid():
+            text += layout.blockBoundingRect(block).height()
+            block = block.next()
+        spare = editor.viewport().height() - text - 2 * editor.document().documentMargin()
+        line = editor.fontMetrics().lineSpacing()
+        assert spare <= 1.3 * line or editor.viewport().height() <= 4.5 * line * 1.1, \
+            f"{spare:.0f} px left empty below the {name} message at {left} px"
     assert window.width() == 1280
 
 

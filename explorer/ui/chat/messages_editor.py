@@ -40,15 +40,17 @@ class MessageRow(QWidget):
         layout.addWidget(remove)
         self.role.currentTextChanged.connect(self.changed)
         self.content.textChanged.connect(self.changed)
-        self.content.textChanged.connect(self._fit_height)
+        self.content.textChanged.connect(lambda: self._fit_height())
         remove.clicked.connect(lambda: self.removed.emit(self))
 
-    def _fit_height(self) -> None:
+    def _fit_height(self, width: int | None = None) -> None:
         """As tall as the text at the editor's width, between EDITOR_LINES and MAX_LINES lines of its
         font, with its frame and margins. The text is laid out in a scratch document with the
         editor's font: a line of Devanagari or CJK comes from a fallback font (Noto CJK) and is
         taller than the UI font's own line, which QFontMetrics alone would miss (hence also the
-        1.1 of the least height)."""
+        1.1 of the least height). `width`: the editor's new width (in its resize event the
+        viewport still has its old one); the text is measured at the width less the frame, as a
+        scroll bar shows only past MAX_LINES."""
         editor = self.content
         line = QFontMetrics(editor.font()).lineSpacing() * 1.1
         margin = editor.document().documentMargin()
@@ -59,7 +61,8 @@ class MessageRow(QWidget):
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         scratch.setDefaultTextOption(option)
         scratch.setPlainText(editor.toPlainText()[:MEASURED])
-        scratch.setTextWidth(max(editor.viewport().width(), 40))
+        inner = (editor.width() if width is None else width) - 2 * editor.frameWidth()
+        scratch.setTextWidth(max(inner, 40))
         text = scratch.size().height() + 2  # (the document's own margins included)
         least, most = EDITOR_LINES * line + 2 * margin, MAX_LINES * line + 2 * margin
         height = int(min(max(text, least), most) + 2 * editor.frameWidth() + 0.5)
@@ -67,8 +70,10 @@ class MessageRow(QWidget):
             editor.setFixedHeight(height)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if watched is self.content and event.type() in (QEvent.Type.FontChange, QEvent.Type.Resize):
+        if watched is self.content and event.type() == QEvent.Type.FontChange:
             self._fit_height()
+        elif watched is self.content and event.type() == QEvent.Type.Resize:
+            self._fit_height(event.size().width())  # type: ignore[attr-defined]  (a QResizeEvent)
         return super().eventFilter(watched, event)
 
     def message(self) -> Message:
