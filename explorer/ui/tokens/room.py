@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from explorer.ui.tokens.editor import PromptEditor
     from explorer.ui.tokens.pane import TokensPane
 
 FINDING_ROWS = 14  # the findings table grows with its rows up to this many, then scrolls
@@ -23,14 +24,26 @@ LANES_SHARE = 0.6  # of the room below the editor the lanes keep when they scrol
 DETAILS_SHARE = 0.45  # of the width the details keep beside findings that want more
 
 
+def text_height(editor: PromptEditor, most: float) -> float:
+    """Pixels of the editor's text as laid out, counted up to `most`: a line of Devanagari, Arabic or
+    CJK from a fallback font is taller than the editor font's line spacing says."""
+    layout, block, height = editor.document().documentLayout(), editor.document().begin(), 0.0
+    while block.isValid() and height < most:
+        height += layout.blockBoundingRect(block).height()
+        block = block.next()
+    return height
+
+
 def editor_height(pane: TokensPane, total: int, share: float = EDITOR_SHARE) -> int:
-    """Pixels the editor needs for its lines (and one more), between EDITOR_LINES and `share` of `total`."""
+    """Pixels the editor needs for its text and a line more, between EDITOR_LINES and `share` of
+    `total`; a text of up to EDITOR_LINES lines is kept whole whatever the share."""
     editor = pane.editor
-    lines = int(editor.document().size().height()) + 1  # (a plain text layout counts lines)
     line = editor.fontMetrics().lineSpacing()
     chrome = 2 * editor.frameWidth() + 2 * int(editor.document().documentMargin()) + 2
-    cap = max(int(total * share), EDITOR_LINES * line + chrome)
-    return min(cap, max(EDITOR_LINES, lines) * line + chrome)
+    least = EDITOR_LINES * line
+    text = text_height(editor, max(total, least))
+    cap = max(int(total * share), min(text, 2 * least) + chrome)
+    return int(min(cap, max(least, text + line) + chrome))
 
 
 def share_bottom(pane: TokensPane) -> None:
