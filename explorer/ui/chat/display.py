@@ -16,7 +16,8 @@ import numpy as np
 from explorer.core.chat import ChatResult
 from explorer.core.sources.tokenizer import Tokenizer
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, TokenFacts
-from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, split_captions, utf16_length
+from explorer.core.plural import plural
+from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, headline, utf16_length
 from explorer.ui.tokens.wrapping import keep_whole
 
 GROUP_TOKENS = 4_000  # tokens per chunk the view inserts in one event-loop turn (about 12,000 characters, 5-15 ms)
@@ -37,7 +38,7 @@ class DisplayChunk:
 class ChatDisplay:
     result: ChatResult
     chunks: tuple[DisplayChunk, ...]
-    summary: str  # "N tokens, M of them control tokens"
+    summary: str  # "N tokens, M of them control tokens" (rich text: the token count a large headline)
 
 
 def row_label(result: ChatResult, segment_index: int) -> str:
@@ -72,12 +73,13 @@ def chat_display(result: ChatResult, tokenizer: Tokenizer) -> ChatDisplay:
                 prefix = ("\n" if builder.line else "") + label + "\n"
                 labels = ((utf16_length(prefix) - utf16_length(label) - 1, utf16_length(label)),)
                 builder.line = 0
-            captions = split_captions(text, tokens.starts[begin:end], tokens.ends[begin:end], flags[begin:end])
-            piece = builder.piece(ids[begin:end], following if end < stop else None, captions)
+            piece = builder.text_piece(ids[begin:end], following if end < stop else None, text,
+                                       tokens.starts[begin:end], tokens.ends[begin:end], flags[begin:end])
             shift = utf16_length(prefix)
             chunks.append(DisplayChunk(ids[begin:end], flags[begin:end], control[begin:end],
                                        DisplayPiece(prefix + piece.text, piece.starts + shift, piece.painted,
                                                     piece.length + shift), labels))
     count = int(control.sum())
-    summary = f"{len(ids):,} tokens, {count:,} of them control tokens"
+    control_tokens = plural(count, "a control token", "control tokens", with_count=False)
+    summary = f"{headline(plural(len(ids), 'token'))}, {count:,} of them {control_tokens}"
     return ChatDisplay(result, tuple(chunks), summary)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Signal
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QTextDocument, QTextOption
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QPlainTextEdit, QPushButton, QScrollArea, QToolButton,
                                QVBoxLayout, QWidget)
 
 from explorer.core.chat import ROLES, Message
 
-EDITOR_LINES = 4  # a message's editor shows this many lines at any zoom (a fixed 72 px was 2 at presentation size)
+EDITOR_LINES = 4  # a message's editor shows at least this many lines at any zoom (a fixed 72 px was 2 at presentation size)
+MAX_LINES = 12  # ... and grows with its text up to this many, then scrolls
+MEASURED = 4_000  # characters of a message measured for its height (more fill MAX_LINES anyway)
 
 
 class MessageRow(QWidget):
@@ -24,12 +26,13 @@ class MessageRow(QWidget):
         self.role.setAccessibleName("Role")
         self.content = QPlainTextEdit(message.content)
         self.content.setAccessibleName("Message text")
-        self.content.installEventFilter(self)  # its font changes with the zoom: so does its height
+        self.content.installEventFilter(self)  # its font and width change with the zoom: so does its height
         self._fit_height()
         self.name = message.name
         remove = QToolButton()
         remove.setText("✕")
         remove.setToolTip("Remove this message")
+        remove.setAccessibleName("Remove this message")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.role)
@@ -37,18 +40,40 @@ class MessageRow(QWidget):
         layout.addWidget(remove)
         self.role.currentTextChanged.connect(self.changed)
         self.content.textChanged.connect(self.changed)
+        self.content.textChanged.connect(lambda: self._fit_height())
         remove.clicked.connect(lambda: self.removed.emit(self))
 
-    def _fit_height(self) -> None:
-        """EDITOR_LINES lines of the editor's font, with its frame and margins (a line of Devanagari or
-        CJK from a fallback font is a little taller than the UI font's own: hence the 1.1)."""
-        line = QFontMetrics(self.content.font()).lineSpacing() * 1.1
-        margins = 2 * (self.content.frameWidth() + self.content.document().documentMargin())
-        self.content.setFixedHeight(int(EDITOR_LINES * line + margins + 0.5))
+    def _fit_height(self, width: int | None = None) -> None:
+        """As tall as the text at the editor's width, between EDITOR_LINES and MAX_LINES lines of its
+        font, with its frame and margins. The text is laid out in a scratch document with the
+        editor's font: a line of Devanagari or CJK comes from a fallback font (Noto CJK) and is
+        taller than the UI font's own line, which QFontMetrics alone would miss (hence also the
+        1.1 of the least height). `width`: the editor's new width (in its resize event the
+        viewport still has its old one); the text is measured at the width less the frame, as a
+        scroll bar shows only past MAX_LINES."""
+        editor = self.content
+        line = QFontMetrics(editor.font()).lineSpacing() * 1.1
+        margin = editor.document().documentMargin()
+        scratch = QTextDocument()
+        scratch.setDefaultFont(editor.font())
+        scratch.setDocumentMargin(margin)
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        scratch.setDefaultTextOption(option)
+        scratch.setPlainText(editor.toPlainText()[:MEASURED])
+        inner = (editor.width() if width is None else width) - 2 * editor.frameWidth()
+        scratch.setTextWidth(max(inner, 40))
+        text = scratch.size().height() + 2  # (the document's own margins included)
+        least, most = EDITOR_LINES * line + 2 * margin, MAX_LINES * line + 2 * margin
+        height = int(min(max(text, least), most) + 2 * editor.frameWidth() + 0.5)
+        if height != editor.height() or editor.minimumHeight() != height:
+            editor.setFixedHeight(height)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if watched is self.content and event.type() == QEvent.Type.FontChange:
             self._fit_height()
+        elif watched is self.content and event.type() == QEvent.Type.Resize:
+            self._fit_height(event.size().width())  # type: ignore[attr-defined]  (a QResizeEvent)
         return super().eventFilter(watched, event)
 
     def message(self) -> Message:
@@ -69,6 +94,7 @@ class MessagesEditor(QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(inner)
+        scroll.setAccessibleName("Messages")
         add = QPushButton("+ Message")
         add.clicked.connect(self._on_add_clicked)
         layout = QVBoxLayout(self)

@@ -39,6 +39,7 @@ EXAMPLES = {
 }
 OWN = ""  # the template combo's data for "the tokenizer's own"
 BUSY_MS = 200  # a job still running after this long says "Encoding..."
+HINT = "Click a token to see what it is. Control tokens are outlined."
 ERROR_STYLE = "color:#c0392b"
 
 
@@ -96,9 +97,12 @@ class ChatPane(Pane):
         self.compare.currentIndexChanged.connect(self._debounce.start)
         self.generation.toggled.connect(self._debounce.start)
         controls = FlowLayout()  # (flows onto a second line at presentation mode's font)
-        controls.add_together(QLabel("Template:"), self.template)
+        labels = [QLabel("Template:"), QLabel("Compare with:")]
+        for label, combo in zip(labels, (self.template, self.compare)):
+            label.setBuddy(combo)  # (on Linux a screen reader names a combo box by its label)
+        controls.add_together(labels[0], self.template)
         controls.addWidget(self.generation)
-        controls.add_together(QLabel("Compare with:"), self.compare, self.compare_tokenizer)
+        controls.add_together(labels[1], self.compare, self.compare_tokenizer)
         examples, self.example_buttons = example_bar([(label, label, f"Load the {label.lower()} example")
                                                       for label in EXAMPLES], self._on_example_picked)
 
@@ -108,7 +112,6 @@ class ChatPane(Pane):
         self.summary.setWordWrap(True)
         self.note = QLabel()  # why the first template is not the tokenizer's own, when it has none
         self.note.setWordWrap(True)
-        self.note.setAccessibleName("Template note")
         self.note.hide()
         self.views = [ChatView(), ChatView()]
         views = QHBoxLayout()
@@ -120,7 +123,10 @@ class ChatPane(Pane):
         self.views[1].hide()
         self.findings = QListWidget()
         self.findings.setAccessibleName("Findings")
-        self.details = QLabel("Click a token to see what it is. Control tokens are outlined.")
+        self.findings_label = QLabel("Findings")  # with their count; the list hides when there are none
+        self.details = QLabel(HINT)  # (no accessible name: a screen reader reads its text as its name)
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)  # (a token such as "<b>" is text, not markup)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         right = QWidget()
         column = QVBoxLayout(right)
@@ -129,6 +135,7 @@ class ChatPane(Pane):
         column.addWidget(self.summary)
         column.addLayout(views, 3)
         column.addWidget(self.details)
+        column.addWidget(self.findings_label)
         column.addWidget(self.findings, 1)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.editor)
@@ -268,6 +275,11 @@ class ChatPane(Pane):
                 item = QListWidgetItem(f"{prefix}{finding.kind}: {finding.title}")
                 item.setToolTip(finding.detail)
                 self.findings.addItem(item)
+        count = self.findings.count()
+        self.findings_label.setText(f"Findings ({count})" if count else "Findings: none")
+        self.findings.setVisible(count > 0)  # (its room goes to the tokens)
+        # The first token's details until one is clicked, so the box says what it is for
+        self.details.setText(self._token_details(self.views[0], 0) + "\n" + HINT if displays else HINT)
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         for view in self.views:
@@ -278,14 +290,20 @@ class ChatPane(Pane):
             view.set_text_font(self.session.font)
 
     def _on_view_token_clicked(self, view: ChatView, index: int) -> None:
-        if view.result is None:
-            return
+        if view.result is not None:
+            self.details.setText(self._token_details(view, index))
+
+    @staticmethod
+    def _token_details(view: ChatView, index: int) -> str:
+        """'id 128000  “<|begin_of_text|>”  control token, in the template' ('' if there is none)."""
+        if view.result is None or not 0 <= index < len(view.result.encoding.tokens):
+            return ""
         token = view.result.encoding.tokens[index]
         segment = view.result.prompt.segments[token.segment]
         owner = (f"message {segment.message} ({view.result.prompt.role(segment)})" if segment.message is not None
                  else "the template")
         kind = "control token" if token.control else ("text of the message" if segment.content else "template text")
-        self.details.setText(f"id {token.id}  \u201c{token_text(token.bytes)}\u201d  {kind}, in {owner}")
+        return f"id {token.id}  \u201c{token_text(token.bytes)}\u201d  {kind}, in {owner}"
 
     def prepare_screenshot(self, text: str | None = None) -> None:
         """A user message `text` (or the default conversation); the screenshot command waits for the

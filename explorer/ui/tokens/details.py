@@ -1,8 +1,14 @@
-"""The details of one token: id, bytes, escaped text, merge rank, parents, span, split characters."""
+"""The details of one token: id, bytes, escaped text, merge rank, parents, span, split characters;
+and the panel that shows them."""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent
+from PySide6.QtGui import QResizeEvent, QTextDocument
+from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from explorer.core.algorithms.incremental import TokenizedText
 from explorer.core.algorithms.merges import MergeForest
@@ -10,8 +16,10 @@ from explorer.core.plural import plural
 from explorer.core.text.render import describe_char, escaped, hex_bytes, standalone_text
 
 
-def token_details(state: TokenizedText, index: int, forest: MergeForest | None, forest_note: str = "") -> str:
-    """Rich text for the details panel."""
+def token_details(state: TokenizedText, index: int, forest: MergeForest | None, forest_note: str = "",
+                  columns: int = 1) -> str:
+    """Rich text for the details panel: its rows in one column, or two side by side (a wide panel:
+    half the height, so the token lanes above keep that room)."""
     token = state.token(index)
     tokenizer = state.tokenizer
     rows = [("Token", f"<b>{token.id}</b> of {html.escape(tokenizer.name)}" + (" (special, control token)" if token.special else "")),
@@ -31,8 +39,22 @@ def token_details(state: TokenizedText, index: int, forest: MergeForest | None, 
         rows.append(("Merge rank", html.escape(forest_note or "not available for this tokenizer")))
     if token.cuts_start or token.cuts_end:
         rows.append(("Split character", html.escape(_split_note(state, index))))
-    body = "".join(f"<tr><td style='padding-right:10px'><i>{name}</i></td><td>{value}</td></tr>" for name, value in rows)
-    return f"<table>{body}</table><p><small>Click the token to open it in the Merges pane.</small></p>"
+    return _table(rows, columns) + "<p><small>Click the token to open it in the Merges pane.</small></p>"
+
+
+def _table(rows: list[tuple[str, str]], columns: int) -> str:
+    """The rows down the first column, then the second (so each column still reads top to bottom)."""
+    tall = -(-len(rows) // columns)
+    parts = []
+    for line in range(tall):
+        cells = []
+        for column in range(columns):
+            if line + column * tall < len(rows):
+                name, value = rows[line + column * tall]
+                gap = " padding-left:24px" if column else ""
+                cells.append(f"<td style='padding-right:10px;{gap}'><i>{name}</i></td><td>{value}</td>")
+        parts.append("<tr>" + "".join(cells) + "</tr>")
+    return "<table>" + "".join(parts) + "</table>"
 
 
 def _no_merge(state: TokenizedText, token_id: int, data: bytes) -> str:
@@ -56,3 +78,49 @@ def _split_note(state: TokenizedText, index: int) -> str:
         char = state.text[token.end - 1]
         notes.append(f"ends inside {char} ({describe_char(char)}), finished by token {index + 2}")
     return "; ".join(notes) + ": its bytes are shown in hex, the character is split across tokens."
+
+
+class DetailsView(QTextBrowser):
+    """The token details: in two columns whenever they fit so side by side (half the height)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setPlaceholderText("Hover over a token to see its id, bytes, merge rank and parents.")
+        self._html: Callable[[int], str] | None = None
+        self.columns = 0  # (nothing shown yet)
+
+    def show_details(self, html_for: Callable[[int], str]) -> None:
+        """Show the rich text `html_for(columns)` gives, in as many columns as fit."""
+        self._html = html_for
+        self.columns = 0
+        self._render()
+
+    def needed_width(self, columns: int) -> int:
+        """Pixels the details need to stand in `columns` columns without wrapping (0: nothing shown)."""
+        if self._html is None:
+            return 0
+        scratch = QTextDocument()
+        scratch.setDefaultFont(self.font())
+        scratch.setDocumentMargin(self.document().documentMargin())
+        scratch.setHtml(self._html(columns))
+        return int(scratch.idealWidth()) + 2 * self.frameWidth() + 2
+
+    def _render(self) -> None:
+        if self._html is None:
+            return
+        columns = 2 if self.width() >= self.needed_width(2) else 1
+        if columns != self.columns:
+            self.columns = columns
+            self.setHtml(self._html(columns))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._render()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and self._html is not None:
+            self.columns = 0  # (measured again at the new size)
+            self._render()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import cache
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,12 @@ from explorer.core.text.render import token_text
 LONG_LINE = 3000  # display characters before a forced line break (Qt lays out huge lines slowly)
 SUBSCRIPT = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
 CAPTION_JOINER = "\u2060"  # keeps a split character's caption on the line of its last byte piece
+LINE_BREAK = "\u200b"  # where a token's display may start a line (wrapping.BREAK; no Qt import here)
+
+
+def headline(figure: str) -> str:
+    """`figure` ("27 tokens") as the large bold headline of a summary line, the number a speaker points at."""
+    return f"<span style='font-size:x-large'><b>{figure}</b></span>"
 
 
 def subscript(token_id: int) -> str:
@@ -43,6 +50,35 @@ def split_captions(text: str, starts: np.ndarray, ends: np.ndarray, flags: np.nd
     # (A token that also ends inside the same character leaves the finishing to the next one.)
     continues = ((flags[finishing] & CUTS_END) != 0) & (ends[finishing] - 1 == starts[finishing])
     return {int(i): _standalone(text[int(starts[i])]) for i in finishing[~continues].tolist() if int(starts[i]) < len(text)}
+
+
+def glued(text: str, starts: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """Indices of the tokens a line must not break before: a character's later byte pieces (its
+    glyph spans them all, on one line) and the first piece of a combining mark or vowel sign (a
+    line starting with it would show the mark cut from the letter it sits on). Python work only
+    for the tokens that start a split character.
+
+    >>> glued("ा", np.array([0, 0]), np.array([CUTS_END, CUTS_START])).tolist()
+    [0, 1]
+    """
+    inside = (flags & CUTS_START) != 0
+    first = np.flatnonzero(((flags & CUTS_END) != 0) & ~inside)
+    first = first[starts[first] < len(text)]
+    chars = "".join([text[i] for i in starts[first].tolist()])
+    codes = np.frombuffer(chars.encode("utf-32-le", errors="surrogatepass"), np.uint32)
+    inside[first[_is_mark(codes)]] = True
+    return np.flatnonzero(inside)
+
+
+@cache
+def _mark_table() -> np.ndarray:
+    """Whether each code point up to U+2FFFF is a combining mark (Mn, Mc, Me); built once, ~0.1 s."""
+    return np.fromiter((unicodedata.category(chr(c))[0] == "M" for c in range(0x30000)), bool, 0x30000)
+
+
+def _is_mark(codes: np.ndarray) -> np.ndarray:
+    table = _mark_table()
+    return table[np.minimum(codes, len(table) - 1)] & (codes < len(table))
 
 
 def _standalone(char: str) -> str:
@@ -79,8 +115,9 @@ class DisplayBuilder:
         self.show_ids = show_ids
         self.ids_under = ids_under and not show_ids  # the text, each token's id in subscript after it
         self.wrap = wrap  # a token's text -> the same with the view's wrapping marks (see wrapping.py)
-        self.texts: dict[int, str] = {}
         size = tokenizer.vocab_size
+        self.texts = np.empty(size, object)  # the display of each id seen
+        self.glued_texts = np.empty(size, object)  # the same where no line may start (see glued)
         self.lengths = np.full(size, -1, np.int64)  # UTF-16 length of the display; -1: not seen yet
         self.painted = np.zeros(size, np.int64)  # how much of it is coloured (not a separator or line break)
         self.newline = np.zeros(size, bool)  # the display ends with a line break
@@ -99,6 +136,8 @@ class DisplayBuilder:
             self.painted = np.concatenate([self.painted, np.zeros(grow, np.int64)])
             for name in ("newline", "ends_cr", "starts_lf", "joins_next", "joins_previous"):
                 setattr(self, name, np.concatenate([getattr(self, name), np.zeros(grow, bool)]))
+            for name in ("texts", "glued_texts"):
+                setattr(self, name, np.concatenate([getattr(self, name), np.empty(grow, object)]))
         for token_id in unseen_ids(ids, self.lengths):
             data = self.tokenizer.token_bytes(token_id)
             if self.show_ids:
@@ -114,19 +153,25 @@ class DisplayBuilder:
                 self.ends_cr[token_id] = data.endswith(b"\r")
                 self.starts_lf[token_id] = data.startswith(b"\n")
             self.texts[token_id] = text
+            self.glued_texts[token_id] = CAPTION_JOINER + text[1:] if text.startswith(LINE_BREAK) else text
             self.lengths[token_id] = utf16_length(text)
             self.newline[token_id] = text.endswith("\n")
             self.painted[token_id] = self.lengths[token_id] - (self.show_ids or text.endswith("\n"))
 
     def piece(self, ids: Sequence[int] | np.ndarray, following: int | None = None,
-              captions: dict[int, str] | None = None) -> DisplayPiece:
+              captions: dict[int, str] | None = None, glue: np.ndarray | None = None) -> DisplayPiece:
         """The display of `ids`; `following` is the id of the token after them, if any (it decides
         whether a final carriage return ends a line or is the first half of "\\r\\n").
         `captions` ({index in ids: character}, see split_captions) go after their token's text,
-        uncoloured: the character whose bytes the hex pieces before it are (text mode only)."""
+        uncoloured: the character whose bytes the hex pieces before it are (text mode only).
+        Before the tokens at `glue` (indices in ids, see glued) no line break is allowed."""
         ids = np.asarray(ids, np.int64)
         self._learn(ids)
-        texts = [self.texts[i] for i in ids.tolist()]
+        column = self.texts[ids]
+        if glue is not None and len(glue):  # (the same length: a joiner where the break was)
+            glue = glue[(glue >= 0) & (glue < len(ids))]
+            column[glue] = self.glued_texts[ids[glue]]
+        texts = column.tolist()
         lengths = self.lengths[ids]  # (indexing with an array copies: these are ours to change)
         painted = self.painted[ids]
         breaks = self.newline[ids]
@@ -144,7 +189,10 @@ class DisplayBuilder:
             next_lf[-1] = self.starts_lf[following]
         lone_cr = np.flatnonzero(self.ends_cr[ids] & ~next_lf)
         breaks[lone_cr] = True
-        added = np.concatenate([lone_cr, _forced_breaks(np.cumsum(lengths), breaks, self.line)])
+        held = np.zeros(len(ids), bool)  # (a forced break never goes before a glued token either)
+        if glue is not None:
+            held[glue] = True
+        added = np.concatenate([lone_cr, _forced_breaks(np.cumsum(lengths), breaks, self.line, held)])
         for index in added.tolist():
             texts[index] += "\n"
         lengths[added] += 1  # (a token gets at most one added break)
@@ -154,6 +202,12 @@ class DisplayBuilder:
         self.line = _line_after(ends, breaks, self.line)
         return DisplayPiece("".join(texts), ends - lengths, painted, length)
 
+
+    def text_piece(self, ids: np.ndarray, following: int | None, text: str, starts: np.ndarray, ends: np.ndarray,
+                   flags: np.ndarray) -> DisplayPiece:
+        """`piece` for tokens of `text` (their character `starts`, `ends` and `flags`): split
+        characters captioned after their pieces, and no line break inside one (see glued)."""
+        return self.piece(ids, following, split_captions(text, starts, ends, flags), glued(text, starts, flags))
 
     def _keep_joined(self, ids: np.ndarray, texts: list[str], lengths: np.ndarray, painted: np.ndarray) -> None:
         """Ids under the text: an id between two Arabic letters that join would cut the word into
@@ -167,12 +221,13 @@ class DisplayBuilder:
                 painted[index:index + 2] += 1
 
 
-def _forced_breaks(ends: np.ndarray, breaks: np.ndarray, carry: int) -> np.ndarray:
+def _forced_breaks(ends: np.ndarray, breaks: np.ndarray, carry: int, held: np.ndarray | None = None) -> np.ndarray:
     """Tokens after which a line is broken because it has run past LONG_LINE characters.
 
     `ends` are the display ends of the tokens, `breaks` marks tokens that end a line anyway and
-    `carry` is the length of the line the first token continues. Only lines that are too long
-    are walked, one forced break at a time.
+    `carry` is the length of the line the first token continues; a token `held` keeps the one
+    before it on its line (the break moves past it). Only lines that are too long are walked,
+    one forced break at a time.
     """
     count = len(ends)
     ended = np.flatnonzero(breaks)
@@ -190,6 +245,8 @@ def _forced_breaks(ends: np.ndarray, breaks: np.ndarray, carry: int) -> np.ndarr
             over = int(np.searchsorted(ends, begin + LONG_LINE, side="right"))  # the first token past the limit
             if over >= line_end:
                 break
+            while held is not None and over + 1 < line_end and held[over + 1]:
+                over += 1
             forced.append(over)
             begin = int(ends[over])
         done = line_end

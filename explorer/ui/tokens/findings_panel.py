@@ -46,7 +46,8 @@ class FindingsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
-        layout.addWidget(self.table)
+        layout.addWidget(self.table, 1)
+        layout.addStretch(0)  # (no findings: the title at the top, not in the middle)
 
     def look(self, state: Any, others: Sequence[tuple[object, Any]]) -> None:
         """Look again at the main lane's `state`; `others` are (lane, state) of every complete lane."""
@@ -85,12 +86,16 @@ class FindingsPanel(QWidget):
             else:
                 findings.append(item)
         self.model.add(findings)  # type: ignore[arg-type]
-        if findings:  # (a header sizes to contents on a resize or a zoom, not when rows arrive)
+        if findings:
+            self.table.show()  # (a header sizes to contents on a resize or a zoom, not when rows arrive)
             self.table.horizontalHeader().resizeSections()
 
     def _on_job_finished(self, job: object, _: object) -> None:
         if job is self._job:
-            self.label.setText(f"Findings ({self.model.rowCount():,})")
+            rows = self.model.rowCount()
+            # None: the empty table goes, its room to the details and the token lanes.
+            self.label.setText(f"Findings ({rows:,})" if rows else "Findings: none")
+            self.table.setVisible(rows > 0)
             self.looked.emit()
 
     def _on_job_failed(self, job: object, message: str) -> None:
@@ -98,13 +103,26 @@ class FindingsPanel(QWidget):
             self.label.setText(f"Findings could not be computed: {message}")
 
     def wanted_height(self, rows: int) -> int:
-        """Pixels the panel needs to show `rows` rows of its table without scrolling."""
+        """Pixels the panel needs to show `rows` rows of its table without scrolling (no findings:
+        its title only)."""
         table = self.table
+        if table.isHidden():
+            return self.label.sizeHint().height()
         header = table.horizontalHeader().sizeHint().height()
         row = table.verticalHeader().defaultSectionSize()
         scroll = table.horizontalScrollBar().sizeHint().height() if table.horizontalScrollBar().isVisible() else 0
         return (self.label.sizeHint().height() + self.layout().spacing() + header + rows * row + scroll
                 + 2 * table.frameWidth() + 2)
+
+    def wanted_width(self) -> int:
+        """Pixels the panel needs for its columns' texts (no findings: its title)."""
+        table = self.table
+        if table.isHidden():
+            return self.label.sizeHint().width()
+        header = table.horizontalHeader()
+        columns = sum(max(table.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in range(self.model.columnCount()))
+        return max(self.label.sizeHint().width(), columns + table.verticalScrollBar().sizeHint().width()
+                   + 2 * table.frameWidth() + 2)
 
     def _on_table_clicked(self, index: QModelIndex) -> None:
         finding = self.model.data(index, FINDING_ROLE)

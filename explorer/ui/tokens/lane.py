@@ -26,7 +26,7 @@ from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.pane import WrappingLabel
 from explorer.ui.session import Session
-from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, join_pieces, split_captions
+from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, headline, join_pieces
 from explorer.ui.tokens.view import TokenView
 from explorer.ui.tokens.wrapping import keep_whole
 
@@ -136,8 +136,9 @@ class Lane(QWidget):
         following = int(self.state.ids[stop]) if stop < len(self.state) else None
         self._builder.line = self.view.line_length_at(self.view.position_of(edit.first))
         state = self.state
-        captions = split_captions(state.text, state.starts[edit.first:stop], state.ends[edit.first:stop], flags)
-        self.view.replace_tokens(edit.first, edit.removed, ids, flags, self._builder.piece(ids, following, captions))
+        piece = self._builder.text_piece(ids, following, state.text, state.starts[edit.first:stop],
+                                         state.ends[edit.first:stop], flags)
+        self.view.replace_tokens(edit.first, edit.removed, ids, flags, piece)
 
     # Full encoding
 
@@ -180,7 +181,7 @@ class Lane(QWidget):
         ids, flags = self.state.ids, self.state.flags
         text, starts, ends = self.state.text, self.state.starts, self.state.ends
         if len(self.text) <= SYNC_LIMIT:
-            self._queue.append((None, ids, flags, self._builder.piece(ids, None, split_captions(text, starts, ends, flags))))
+            self._queue.append((None, ids, flags, self._builder.text_piece(ids, None, text, starts, ends, flags)))
             self._drain(budget=None)
             return
         builder = self._new_builder(self.tokenizer)
@@ -190,8 +191,9 @@ class Lane(QWidget):
             for first in range(0, len(ids), GROUP_TOKENS):
                 stop = first + GROUP_TOKENS
                 following = int(ids[stop]) if stop < len(ids) else None
-                captions = split_captions(text, starts[first:stop], ends[first:stop], flags[first:stop])
-                yield None, ids[first:stop], flags[first:stop], builder.piece(ids[first:stop], following, captions)
+                piece = builder.text_piece(ids[first:stop], following, text, starts[first:stop], ends[first:stop],
+                                           flags[first:stop])
+                yield None, ids[first:stop], flags[first:stop], piece
 
         self._start_job("showing the tokens again", work)
 
@@ -266,10 +268,11 @@ class Lane(QWidget):
         return self._chrome_height() + self.view.content_height()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        """The summary whole and MIN_LINES lines of tokens: the splitter of lanes never squeezes a
-        lane below it (the lanes scroll instead)."""
+        """The summary whole and MIN_LINES lines of tokens (fewer if its tokens take fewer): the
+        splitter of lanes never squeezes a lane below it (the lanes scroll instead)."""
         hint = super().minimumSizeHint()
-        return QSize(hint.width(), max(hint.height(), self._chrome_height() + self.view.lines_height(MIN_LINES)))
+        lines = min(self.view.lines_height(MIN_LINES), self.view.content_height())
+        return QSize(hint.width(), max(hint.height(), self._chrome_height() + lines))
 
     # Counts
 
@@ -295,7 +298,7 @@ class Lane(QWidget):
             change = 100 * (len(self.state) - self.reference[0]) / self.reference[0]
             summary += f" · <b>{change:+.1f}%</b> tokens vs {self.reference[1]}"
         tokens = plural(len(self.state), "token")  # the figure a speaker points at: large
-        summary = summary.replace(f" · {tokens} · ", f" · <span style='font-size:x-large'><b>{tokens}</b></span> · ", 1)
+        summary = summary.replace(f" · {tokens} · ", f" · {headline(tokens)} · ", 1)
         self.counts.setText(f"<b>{name}</b>: {summary}")
 
 
@@ -311,7 +314,7 @@ def _displayed(batches: Iterator[TokenBatch], builder: DisplayBuilder, text: str
     is built once the next group has started: whether its last carriage return ends a line depends
     on the token after it. Characters split across tokens get their glyph after their pieces."""
     def piece(group: TokenBatch, following: int | None) -> DisplayPiece:
-        return builder.piece(group.ids, following, split_captions(text, group.starts, group.ends, group.flags))
+        return builder.text_piece(group.ids, following, text, group.starts, group.ends, group.flags)
 
     previous: TokenBatch | None = None
     for group in _grouped(batches):

@@ -10,35 +10,33 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeySequence, QTextCursor
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSplitter, QTextBrowser,
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSplitter,
                                QVBoxLayout, QWidget)
 
 from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import SPECIAL_MODES, Tokenizer
 from explorer.ui.pane import Pane, WrappingLabel
-from explorer.ui.picker import BUNDLED
-from explorer.ui.session import TRAINED_PREFIX, Session
-from explorer.ui.tokens.details import token_details
+from explorer.ui.session import Session
+from explorer.ui.tokens.compare import CompareLanes
+from explorer.ui.tokens.details import DetailsView, token_details
 from explorer.ui.tokens.editor import PromptEditor
 from explorer.ui.tokens.export_button import ExportButton
 from explorer.ui.tokens.findings_panel import FindingsPanel
 from explorer.ui.tokens.glyphs import missing_message
 from explorer.ui.tokens.lane import Lane
 from explorer.ui.tokens.prompt import Prompt
+from explorer.ui.tokens.room import fit_to_content
 from explorer.ui.tokens.view import DIFF_COLOR, align_to_text
 from explorer.ui.workers import freeze_long_lived
 
 SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"
           "एक एगलेस मावा केक शनिवार के लिए, कृपया।\n"
           "In 1969, 600,000,000 people watched.\t안녕하세요 👋 ")
-MAX_LANES = 4
-FINDING_ROWS = 14  # the findings table grows with its rows up to this many, then scrolls
-MIN_BOTTOM = 130  # pixels the details and findings keep however long the text
 IDLE_MS = 250  # after typing stops: findings, word counts and the comparison
 REMEMBERED_CHARACTERS = 100_000  # a longer prompt is not kept for the next start (the settings file would balloon)
 
 
-class TokensPane(Pane):
+class TokensPane(CompareLanes, Pane):
     name = "tokens"
     title = "Tokens"
 
@@ -108,7 +106,9 @@ class TokensPane(Pane):
         self.compare_button.clicked.connect(lambda: self.add_compare())
         self.export_button = ExportButton(self.session, self._state, self.ids_button.isChecked, self)
         bar = QHBoxLayout()
-        bar.addWidget(QLabel("Special tokens:", self))
+        mode_label = QLabel("Special tokens:", self)
+        mode_label.setBuddy(self.mode_box)  # (on Linux a screen reader names a combo box by its label)
+        bar.addWidget(mode_label)
         bar.addWidget(self.mode_box)
         bar.addWidget(self.ids_button)
         bar.addWidget(self.under_button)
@@ -153,18 +153,18 @@ class TokensPane(Pane):
         lanes_layout.addWidget(self.lanes_scroll, 1)
         lanes_layout.addWidget(self.legend)
 
-        self.details = QTextBrowser(self)
-        self.details.setOpenLinks(False)
-        self.details.setPlaceholderText("Hover over a token to see its id, bytes, merge rank and parents.")
+        self.details = DetailsView(self)
         self.findings_panel = FindingsPanel(self.session.workers, self)
         self.findings_panel.words_counted.connect(self._on_findings_words_counted)
         self.findings_panel.differences_found.connect(self._on_findings_differences_found)
         self.findings_panel.span_clicked.connect(self.jump_to)
         self.findings_panel.looked.connect(self.fit_to_content)
-        bottom = QSplitter(Qt.Orientation.Horizontal, self)
+        bottom = self.bottom = QSplitter(Qt.Orientation.Horizontal, self)
         bottom.addWidget(self.details)
         bottom.addWidget(self.findings_panel)
         bottom.setSizes([380, 620])
+        self._user_sized_bottom = False  # (as the splitter below, for the details and findings)
+        bottom.splitterMoved.connect(self._on_bottom_moved)
 
         splitter = self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self._user_sized = False  # once the user drags the splitter, the sizes are theirs
@@ -186,34 +186,12 @@ class TokensPane(Pane):
     def _on_splitter_moved(self, _position: int, _index: int) -> None:
         self._user_sized = True
 
+    def _on_bottom_moved(self, _position: int, _index: int) -> None:
+        self._user_sized_bottom = True
+
     def fit_to_content(self) -> None:
-        """Share the height between the token lanes and the details/findings by what each holds: a
-        short prompt leaves its lanes' empty part to the findings (up to FINDING_ROWS rows). The
-        legend is measured wrapped at its width, so a second line of it is the tokens' cost."""
-        sizes = self.splitter.sizes()
-        if self._user_sized or len(sizes) != 3 or sum(sizes) <= 0:
-            return
-        room = sizes[1] + sizes[2]
-        for lane in self.lanes:  # (a summary or a first line of tokens may have grown since)
-            lane.updateGeometry()
-        handles = self.lanes_widget.handleWidth() * (len(self.lanes) - 1)
-        legend = self.legend.heightForWidth(max(self.legend.width(), 200)) + 2
-        lanes = sum(lane.wanted_height() for lane in self.lanes) + handles + legend
-        least = sum(lane.minimumSizeHint().height() for lane in self.lanes) + handles + legend
-        rows = min(self.findings_panel.model.rowCount(), FINDING_ROWS)
-        details = int(self.details.document().size().height()) + 2 * self.details.frameWidth() + 4
-        bottom = max(MIN_BOTTOM, self.findings_panel.wanted_height(max(rows, 3)), details)
-        # Both fit: the findings get what they need, the tokens the rest (room to type into). Else
-        # the findings what they need as long as the tokens keep their least (a summary and
-        # MIN_LINES lines a lane, and the legend); past that the tokens, and the findings MIN_BOTTOM.
-        top = room - bottom if lanes + bottom <= room else max(room - bottom, min(lanes, least))
-        top = max(0, min(top, room - MIN_BOTTOM))
-        self.splitter.setSizes([sizes[0], top, room - top])
-        if len(self.lanes) > 1:  # each lane as much as it holds, the spare shared out evenly
-            wanted = [min(lane.wanted_height(), top) for lane in self.lanes]
-            spare = max(0, top - legend - handles - sum(wanted)) // len(wanted)
-            self.lanes_widget.setSizes([max(w + spare, lane.minimumSizeHint().height())
-                                        for w, lane in zip(wanted, self.lanes)])
+        """Share the room by what each part holds (explorer/ui/tokens/room.py)."""
+        fit_to_content(self)
 
     def _name_controls(self) -> None:
         """Accessible names for screen readers: what each control is, where its text does not say it."""
@@ -298,14 +276,6 @@ class TokensPane(Pane):
         for lane in self.lanes:
             lane.set_text(text)
         self._idle.start()
-
-    def _show_references(self) -> None:
-        """Each compared lane's token count against the first lane's (the compare summary)."""
-        main = self.main_lane
-        reference = len(main.state) if main.state is not None and main.complete and len(self.lanes) > 1 else None
-        name = main.tokenizer.name if main.tokenizer is not None else ""
-        for lane in self.lanes[1:]:
-            lane.set_reference(reference, name)
 
     def _on_lane_updated(self, lane: Lane) -> None:
         self._idle.start()
@@ -467,85 +437,12 @@ class TokensPane(Pane):
         forest = tokenizer.forest if id(tokenizer) in self._forest_ready else None
         if forest is None and id(tokenizer) not in self._forest_ready and tokenizer is not self.session.tokenizer:
             self._warm_forest(tokenizer)
-        self.details.setHtml(token_details(lane.state, index, forest, self._forest_note))
+        texts = [token_details(lane.state, index, forest, self._forest_note, columns) for columns in (1, 2)]
+        self.details.show_details(lambda columns: texts[columns - 1])
         # Details that grew past their room (the merge forest arrived with rank and parents) get
         # the share measured again: else whether they scrolled depended on which came first.
         if self.details.document().size().height() > self.details.viewport().height():
             QTimer.singleShot(0, self, self.fit_to_content)
-
-    # Compare
-
-    def add_compare(self, spec: str | None = None) -> Lane | None:
-        if len(self.lanes) >= MAX_LANES:
-            self.session.status_posted.emit(f"At most {MAX_LANES} tokenizers can be compared")
-            return None
-        lane = self._new_lane()
-        lane.mode = self.session.special_mode
-        header = QHBoxLayout()
-        choice = QComboBox(lane)
-        choice.setObjectName("compareChoice")
-        choice.setAccessibleName("Tokenizer to compare with")
-        remove = QPushButton("Remove", lane)
-        remove.setAccessibleName("Remove this comparison")
-        header.addWidget(QLabel("Compare with:", lane))
-        header.addWidget(choice, 1)
-        header.addWidget(remove)
-        row = QWidget(lane)
-        row.setLayout(header)
-        lane.header_layout.addWidget(row)
-        lane.choice = choice  # type: ignore[attr-defined]
-        self._fill_choices(choice)
-        choice.activated.connect(lambda _: self._load_compare(lane, choice.currentData()))
-        remove.clicked.connect(lambda: self.remove_compare(lane))
-        lane.text = self.text()
-        if spec is None:
-            spec = next((s for s, _ in self._choices() if s != self.session.tokenizer_spec), "")
-        if spec:
-            index = choice.findData(spec)
-            if index >= 0:
-                choice.setCurrentIndex(index)
-            self._load_compare(lane, spec)
-        self.compare_button.setEnabled(len(self.lanes) < MAX_LANES)
-        return lane
-
-    def remove_compare(self, lane: Lane) -> None:
-        if lane is self.main_lane:
-            return
-        self.lanes.remove(lane)
-        lane.setParent(None)
-        lane.deleteLater()
-        self.compare_button.setEnabled(True)
-        if len(self.lanes) < 2:
-            self.main_lane.view.set_diff(None)
-        self._show_legend()
-        self._show_references()
-        self._idle.start()
-
-    def _choices(self) -> list[tuple[str, str]]:
-        choices = list(BUNDLED)
-        choices += [(TRAINED_PREFIX + name, f"{name} (trained here)") for name in self.session.trained]
-        choices += [(path, path.rsplit("/", 1)[-1]) for path in self.session.settings.recent_files]
-        return choices
-
-    def _fill_choices(self, box: QComboBox) -> None:
-        current = box.currentData()
-        box.clear()
-        for spec, label in self._choices():
-            box.addItem(label, spec)
-        if current is not None and box.findData(current) >= 0:
-            box.setCurrentIndex(box.findData(current))
-
-    def _refill_compare_choices(self) -> None:
-        for lane in self.lanes[1:]:
-            self._fill_choices(lane.choice)  # type: ignore[attr-defined]
-
-    def _load_compare(self, lane: Lane, spec: str) -> None:
-        def loaded(tokenizer: Tokenizer) -> None:
-            if lane in self.lanes:
-                lane.text = self.text()
-                lane.set_tokenizer(tokenizer)
-
-        self.session.fetch_tokenizer(spec, loaded, key=f"compare:{id(lane)}")
 
     # Presentation toggles
 

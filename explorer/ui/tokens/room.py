@@ -1,0 +1,99 @@
+"""How the Tokens pane shares its room: by what each part holds, not by fixed proportions.
+
+Top to bottom: the prompt editor, the token lanes with their legend, then the token details
+beside the findings. The editor is as tall as its text (a few lines, at most a quarter; a sixth when the tokens scroll); the
+findings are as wide as their columns, none at all when there are no findings, so the details
+stand in two columns, half as tall; the lanes get what the details and findings leave, or, when
+the lanes hold more than the room, the larger share (they scroll as one, each keeping a few lines).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from explorer.ui.tokens.editor import PromptEditor
+    from explorer.ui.tokens.pane import TokensPane
+
+FINDING_ROWS = 14  # the findings table grows with its rows up to this many, then scrolls
+MIN_BOTTOM = 130  # pixels the details and findings keep however long the text
+EDITOR_LINES = 2  # lines the editor keeps however short its text (its line and one to type into)
+EDITOR_SHARE = 0.25  # of the pane's height the editor grows to with its text, then scrolls
+EDITOR_CROWDED = 0.15  # the same when the tokens do not all fit either: they are what the reader came for
+LANES_SHARE = 0.6  # of the room below the editor the lanes keep when they scroll anyway
+DETAILS_SHARE = 0.45  # of the width the details keep beside findings that want more
+
+
+def text_height(editor: PromptEditor, most: float) -> float:
+    """Pixels of the editor's text as laid out, counted up to `most`: a line of Devanagari, Arabic or
+    CJK from a fallback font is taller than the editor font's line spacing says."""
+    layout, block, height = editor.document().documentLayout(), editor.document().begin(), 0.0
+    while block.isValid() and height < most:
+        height += layout.blockBoundingRect(block).height()
+        block = block.next()
+    return height
+
+
+def editor_height(pane: TokensPane, total: int, share: float = EDITOR_SHARE) -> int:
+    """Pixels the editor needs for its text and a line more, between EDITOR_LINES and `share` of
+    `total`; a text of up to EDITOR_LINES lines is kept whole whatever the share."""
+    editor = pane.editor
+    line = editor.fontMetrics().lineSpacing()
+    chrome = 2 * editor.frameWidth() + 2 * int(editor.document().documentMargin()) + 2
+    least = EDITOR_LINES * line
+    text = text_height(editor, max(total, least))
+    cap = max(int(total * share), min(text, 2 * least) + chrome)
+    return int(min(cap, max(least, text + line) + chrome))
+
+
+def share_bottom(pane: TokensPane) -> None:
+    """The findings as wide as their columns (none: their title), the details the rest; the details
+    never narrower than one column of theirs needs, up to DETAILS_SHARE of the width."""
+    bottom, findings, details = pane.bottom, pane.findings_panel, pane.details
+    total = sum(bottom.sizes())
+    if pane._user_sized_bottom or total <= 0:
+        return
+    wanted = findings.wanted_width()
+    keep = min(max(details.needed_width(1), total // 3), int(total * DETAILS_SHARE))
+    right = max(findings.minimumSizeHint().width(), min(wanted, total - keep))
+    bottom.setSizes([total - right, right])
+
+
+def fit_to_content(pane: TokensPane) -> None:
+    """Share the height between the editor, the token lanes and the details/findings by what each
+    holds (see the module docstring). The legend is measured wrapped at its width, so a second
+    line of it is the tokens' cost."""
+    splitter = pane.splitter
+    sizes = splitter.sizes()
+    if pane._user_sized or len(sizes) != 3 or sum(sizes) <= 0:
+        return
+    share_bottom(pane)
+    for lane in pane.lanes:  # (a summary or a first line of tokens may have grown since)
+        lane.updateGeometry()
+    handles = pane.lanes_widget.handleWidth() * (len(pane.lanes) - 1)
+    legend = pane.legend.heightForWidth(max(pane.legend.width(), 200)) + 2
+    lanes = sum(lane.wanted_height() for lane in pane.lanes) + handles + legend
+    least = sum(lane.minimumSizeHint().height() for lane in pane.lanes) + handles + legend
+    rows = min(pane.findings_panel.model.rowCount(), FINDING_ROWS)
+    details = pane.details
+    needed = int(details.document().size().height()) + 2 * details.frameWidth() + 4
+    findings = pane.findings_panel
+    bottom = max(MIN_BOTTOM, findings.wanted_height(max(rows, 3) if not findings.table.isHidden() else 0), needed)
+    top_editor = editor_height(pane, sum(sizes))
+    if top_editor + lanes + bottom > sum(sizes):  # the tokens scroll: the editor gives up some of its share
+        top_editor = editor_height(pane, sum(sizes), EDITOR_CROWDED)
+    room = sum(sizes) - top_editor
+    if lanes + bottom <= room:  # every token shows: the bottom what it needs, the tokens the rest
+        top = room - bottom
+    else:  # the lanes scroll anyway: they keep LANES_SHARE of the room, the bottom the rest ...
+        top = max(room - bottom, min(lanes, int(room * LANES_SHARE)))
+        # ... but the details stay whole where the lanes keep their least so (findings rows scroll first)
+        whole = min(needed, max(room - least, room - int(room * LANES_SHARE)))
+        top = min(top, room - whole)
+    top = max(0, min(top, room - MIN_BOTTOM))
+    splitter.setSizes([top_editor, top, room - top])
+    if len(pane.lanes) > 1:  # each lane as much as it holds, the spare shared out evenly
+        wanted = [min(lane.wanted_height(), top) for lane in pane.lanes]
+        spare = max(0, top - legend - handles - sum(wanted)) // len(wanted)
+        pane.lanes_widget.setSizes([max(w + spare, lane.minimumSizeHint().height())
+                                    for w, lane in zip(wanted, pane.lanes)])

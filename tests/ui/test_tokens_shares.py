@@ -1,0 +1,162 @@
+"""The Tokens pane gives its room where the content is (issue 12), at a laptop's 1280x800 in
+presentation mode: no findings leave their room to the details and the tokens, a one-line prompt
+keeps a small editor, and three compared lanes still leave the details a readable share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication, QWidget
+
+from explorer.core.sources.load import load_tokenizer
+from explorer.ui.main_window import MainWindow
+from explorer.ui.session import Session
+from explorer.ui.tokens.details import token_details
+from tests.ui.windows import close_window, eventually, open_window, settle
+
+# Mixed scripts with nothing odd in them (no trailing space, no word seen twice): no findings.
+QUIET = "مرحبا بالعالم. สวัสดีชาวโลก こんにちは世界。 नमस्ते दुनिया! 👋🏽 🎉 done"
+
+
+@pytest.fixture
+def window(qapp: QApplication, session: Session) -> Iterator[MainWindow]:
+    window = open_window(qapp, session, (1280, 800, "dark", True), "tokens")
+    yield window
+    close_window(qapp, window)
+
+
+def looked(qapp: QApplication, pane: QWidget) -> bool:
+    """Whether the findings of the prompt as it is now are all in (the idle look has run)."""
+    label = pane.findings_panel.label
+    return eventually(qapp, lambda: not pane._idle.isActive() and label.text() != "Findings"
+                      and "looking" not in label.text(), 10)
+
+
+def shown(qapp: QApplication, window: MainWindow, spec: str, text: str) -> QWidget:
+    window.session.set_tokenizer(load_tokenizer(spec), spec)
+    pane = window.panes["tokens"]
+    pane.set_text(text)
+    settle(qapp, window)
+    assert looked(qapp, pane)
+    pane._set_details(pane.main_lane, 0)  # (a hovered token's details)
+    settle(qapp, window)
+    for _ in range(3):
+        qapp.processEvents()
+    return pane
+
+
+def one_column_height(pane: QWidget) -> float:
+    """The details' height as one column of rows at the panel's width."""
+    lane = pane.main_lane
+    scratch = QTextDocument()
+    scratch.setDefaultFont(pane.details.font())
+    scratch.setTextWidth(pane.details.viewport().width())
+    scratch.setHtml(token_details(lane.state, 0, lane.tokenizer.forest, ""))
+    return scratch.size().height()
+
+
+def test_no_findings_give_their_room_to_the_details_and_the_tokens(qapp: QApplication, window: MainWindow) -> None:
+    pane = shown(qapp, window, "r50k_base", QUIET)
+    panel, details = pane.findings_panel, pane.details
+    assert panel.model.rowCount() == 0
+    assert panel.table.isHidden() and "none" in panel.label.text(), "an empty findings table keeps its room"
+    assert panel.width() < pane.width() // 4, f"no findings, still {panel.width()} px wide"
+    # The details stand in two columns across the freed width: shorter, and whole.
+    height = details.document().size().height()
+    assert height < 0.75 * one_column_height(pane), "the details kept one tall column"
+    assert details.verticalScrollBar().maximum() == 0 and details.horizontalScrollBar().maximum() == 0
+    bottom = pane.splitter.sizes()[2]
+    assert bottom <= max(130, height + 2 * details.frameWidth() + 12), f"the bottom kept {bottom} px"
+    view = pane.main_lane.view
+    assert view.height() >= view.lines_height(4), "the tokens scroll while the room goes elsewhere"
+    assert window.width() == 1280
+
+
+def test_findings_come_back_when_there_are_some(qapp: QApplication, window: MainWindow) -> None:
+    pane = shown(qapp, window, "r50k_base", QUIET)
+    pane.set_text(QUIET + " done done ")  # trailing whitespace
+    settle(qapp, window)
+    assert looked(qapp, pane) and pane.findings_panel.model.rowCount() > 0
+    panel = pane.findings_panel
+    assert panel.table.isVisible()
+    table = panel.table
+    for column in (0, 1):
+        assert table.columnWidth(column) >= table.sizeHintForColumn(column)
+    assert table.viewport().height() >= panel.model.rowCount() * table.verticalHeader().defaultSectionSize()
+
+
+def test_a_short_prompt_keeps_a_small_editor_and_a_long_one_a_bigger(qapp: QApplication, window: MainWindow) -> None:
+    pane = shown(qapp, window, "o200k_base", QUIET)
+    editor = pane.editor
+    line = editor.fontMetrics().lineSpacing()
+    # (its one line as laid out: mixed scripts from fallback fonts make it taller than `line`)
+    first = editor.document().documentLayout().blockBoundingRect(editor.document().begin()).height()
+    assert editor.height() <= first + line + 2 * editor.frameWidth() + 2 * editor.document().documentMargin() + 8, \
+        f"one line of prompt in a {editor.height()} px editor"
+    pane.set_text("\n".join(f"line {n}" for n in range(40)))
+    settle(qapp, window)
+    assert looked(qapp, pane)
+    pane.fit_to_content()
+    qapp.processEvents()
+    # (40 lines of tokens do not fit either: the editor keeps a sixth, not a quarter, see room.py)
+    assert editor.height() >= 0.14 * sum(pane.splitter.sizes()), "a long prompt's editor did not grow"
+    assert editor.height() >= 2.5 * line + 2 * editor.frameWidth(), "a long prompt's editor did not grow"
+
+
+def test_three_compared_lanes_leave_the_details_a_readable_share(qapp: QApplication, window: MainWindow) -> None:
+    pane = shown(qapp, window, "o200k_base", QUIET + " " + QUIET)
+    for spec in ("r50k_base", "cl100k_base"):
+        pane.add_compare(spec)
+        settle(qapp, window)
+    pane._set_details(pane.main_lane, 0)
+    for _ in range(5):
+        qapp.processEvents()
+    pane.fit_to_content()
+    qapp.processEvents()
+    sizes = pane.splitter.sizes()
+    room = sizes[1] + sizes[2]
+    details = pane.details
+    needed = details.document().size().height() + 2 * details.frameWidth()
+    assert sizes[2] >= min(needed, 0.35 * room), f"the details got {sizes[2]} of {room} px"
+    assert sizes[1] >= 0.55 * room, f"the lanes got {sizes[1]} of {room} px"
+    first = pane.main_lane
+    assert pane.lanes_scroll.viewport().height() >= first.minimumSizeHint().height(), "not even one lane whole"
+    assert window.width() == 1280
+
+
+@pytest.fixture
+def wide(qapp: QApplication, session: Session) -> Iterator[MainWindow]:
+    window = open_window(qapp, session, (1920, 1080, "light", True), "tokens")
+    yield window
+    close_window(qapp, window)
+
+
+def test_a_long_text_gives_the_tokens_most_of_the_room_not_the_findings(qapp: QApplication, wide: MainWindow) -> None:
+    """5,000 characters of mixed scripts at 1920x1080 in presentation mode: ~1,900 tokens and 25
+    findings. The tokens scroll either way; they keep the larger share, not 3 lines under a
+    14-row findings table."""
+    text = (" ".join([QUIET, "The cat sat on the mat. In 1969, 600,000,000 people watched."]) + " ") * 60
+    pane = shown(qapp, wide, "o200k_base", text[:5000])
+    assert pane.findings_panel.model.rowCount() > 14
+    sizes = pane.splitter.sizes()
+    room = sizes[1] + sizes[2]
+    assert sizes[1] >= 0.55 * room, f"the tokens got {sizes[1]} of {room} px"
+    view = pane.main_lane.view
+    assert view.height() >= view.lines_height(6), "6 lines of tokens do not fit"
+    assert wide.width() == 1920
+
+
+def test_a_short_prompt_stays_whole_beside_three_lanes(qapp: QApplication, wide: MainWindow) -> None:
+    """Three lines of mixed scripts (taller lines than the editor font's: fallback fonts) and three
+    lanes that scroll anyway: the editor gives up its spare line, never the prompt's own lines."""
+    text = "Hello नमस्ते مرحبا こんにちは สวัสดี 👋🏽\ndef f(x):\n    return x ** 2  # 1234567 <|endoftext|> "
+    pane = shown(qapp, wide, "o200k_base", text)
+    for spec in ("r50k_base", "cl100k_base"):
+        pane.add_compare(spec)
+        settle(qapp, wide)
+    pane.fit_to_content()
+    qapp.processEvents()
+    assert eventually(qapp, lambda: pane.editor.verticalScrollBar().maximum() == 0), \
+        f"a three-line prompt scrolls in a {pane.editor.height()} px editor"
