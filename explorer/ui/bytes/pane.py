@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeade
                                QPlainTextEdit, QPushButton, QScrollArea, QSlider, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
+from explorer.core.plural import plural
 from explorer.core.errors import ExplorerError
 from explorer.core.sources.tokenizer import Token, Tokenizer, tokens_from_ids
 from explorer.core.text.chars import TextCounts, count, describe, tokens_of_chars
@@ -259,14 +260,17 @@ class BytesPane(Pane):
         return tokens, "", reference, text
 
     def _show_counts(self, counts: TextCounts, tokenizer: Tokenizer | None, truncated: bool) -> None:
-        parts = [f"<b>{counts.chars:,}</b> characters", f"<b>{counts.bytes:,}</b> UTF-8 bytes"]
+        def bold(count: int, noun: str) -> str:
+            return f"<b>{count:,}</b> {plural(count, noun, with_count=False)}"
+
+        parts = [bold(counts.chars, "character"), bold(counts.bytes, "UTF-8 byte")]
         if counts.tokens is not None and tokenizer is not None:
-            parts.append(f"<b>{counts.tokens:,}</b> tokens ({tokenizer.name})")
+            parts.append(f"{bold(counts.tokens, 'token')} ({tokenizer.name})")
             if counts.bytes_per_token:
                 parts.append(f"{counts.bytes_per_token:.2f} bytes per token")
             if counts.cost_ratio is not None:
                 parts.append(f"<b>{counts.cost_ratio:.2f}×</b> the tokens of the English reference "
-                             f"({counts.reference_tokens} tokens)")
+                             f"({plural(counts.reference_tokens, 'token')})")
         text = " · ".join(parts)
         if truncated:
             text += f" <i>(showing the first {MAX_CHARS:,} characters)</i>"
@@ -338,8 +342,9 @@ class BytesPane(Pane):
 
     def _scroll_to_token(self, index: int) -> None:
         if index < len(self.tokens) and self.strip.bands:
-            band = self.strip.band_rect(index)
-            self.strip_scroll.ensureVisible(0, int(band.center().y()), 0, int(band.height() / 2) + 4)
+            bar = self.strip_scroll.verticalScrollBar()
+            value = self.strip.scroll_stop(index, bar.value(), self.strip_scroll.viewport().height())
+            bar.setValue(min(value, bar.maximum()))
 
     # Selection between strip and table
 

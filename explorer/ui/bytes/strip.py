@@ -369,6 +369,17 @@ class ByteStrip(QWidget):
         band = self.bands[self.byte_band[self.tokens[index].byte_start]]
         return QRectF(0, band.top, self.width(), self.band_height)
 
+    def scroll_stop(self, index: int, value: int, height: int) -> int:
+        """Where a view `height` px tall, scrolled to `value`, should scroll to show token `index`'s
+        band whole: `value` if it already does, else the earliest band top that does (the view then
+        starts at a band: a scroll of half a band cut the band above mid-glyph at the top)."""
+        band = self.band_rect(index)
+        if value <= band.top() - MARGIN and band.bottom() + MARGIN <= value + height:
+            return value
+        stops = [max(0, int(other.top - MARGIN)) for other in self.bands if other.top <= band.top()]
+        fitting = [stop for stop in stops if band.bottom() + MARGIN <= stop + height]
+        return min(fitting) if fitting else stops[-1]
+
     def token_rect(self, index: int) -> QRectF:
         """Where token `index` is drawn (its first band), for tests and tooltips."""
         token = self.tokens[index]
