@@ -1,0 +1,85 @@
+"""What the acceptance walk of issue 12 found in the Chunks and Bytes panes: a legend entry broken
+over two lines ("spaces before a" / "word"), the Bytes strip scrolled to half a band (the band
+above cut mid-glyph at the top), and "1 chunks", "1 characters", "1 tokens"."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QColor, QTextDocument
+from pytestqt.qtbot import QtBot
+
+from explorer.core.sources.load import load_tokenizer
+from explorer.ui.bytes import create_pane as create_bytes_pane
+from explorer.ui.bytes.strip import MARGIN
+from explorer.ui.chunks import create_pane as create_chunks_pane
+from explorer.ui.chunks.categories import CATEGORIES, legend_html
+from explorer.ui.session import Session
+
+
+def lines_of(html: str, width: float) -> list[str]:
+    """The lines a rich-text label of `width` px breaks `html` into (spaces and hyphens as typed)."""
+    document = QTextDocument()
+    document.setHtml(html)
+    document.setTextWidth(width)
+    document.documentLayout().documentSize()  # (laid out now, not at the first paint)
+    block, lines = document.begin(), []
+    while block.isValid():
+        layout = block.layout()
+        for number in range(layout.lineCount()):
+            line = layout.lineAt(number)
+            text = block.text()[line.textStart():line.textStart() + line.textLength()]
+            lines.append(text.replace("\xa0", " ").replace("\u2011", "-"))
+        block = block.next()
+    return lines
+
+
+def test_the_chunks_legend_wraps_between_entries_never_inside_one(qtbot: QtBot) -> None:
+    labels = {label for label, _, _ in CATEGORIES}
+    html = legend_html(labels, False, QColor("#c2185b"), True)
+    for width in range(300, 1700, 20):
+        lines = lines_of(html, width)
+        assert len(lines) > 1 or width > 1000
+        for label in (*labels, "boundary other patterns lack", "not matched"):
+            assert any(label in line for line in lines), f"at {width} px {label!r} is broken over lines: {lines}"
+
+
+@pytest.fixture(scope="module")
+def o200k():  # type: ignore[no-untyped-def]
+    return load_tokenizer("o200k_base")
+
+
+def test_the_bytes_strip_scrolls_by_whole_bands(qtbot: QtBot, session: Session, o200k) -> None:  # type: ignore[no-untyped-def]
+    session.set_tokenizer(o200k, "o200k_base")
+    pane = create_bytes_pane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1280, 800)
+    pane.show()
+    pane.set_text("Party 🎉🎂 wave 👋🏽 family 👨‍👩‍👧‍👦 flag 🇺🇦 heart ❤️‍🔥 done ✅ " * 8)
+    qtbot.waitUntil(lambda: len(pane.strip.bands) > 4, timeout=5000)
+    strip, bar = pane.strip, pane.strip_scroll.verticalScrollBar()
+    height = pane.strip_scroll.viewport().height()
+    assert height >= strip.band_height
+    tops = {0, *(int(band.top - MARGIN) for band in strip.bands)}
+    for index in range(0, len(pane.tokens), 7):
+        pane.set_shown(index + 1)
+        qtbot.wait(5)
+        band = strip.band_rect(index)
+        value = bar.value()
+        assert value <= band.top() and band.bottom() <= value + height, f"token {index}'s band is cut"
+        assert value in tops or value == bar.maximum(), f"token {index}: the view starts {value} px down, mid-band"
+
+
+def test_counts_read_in_the_singular(qtbot: QtBot, session: Session, o200k) -> None:  # type: ignore[no-untyped-def]
+    session.set_tokenizer(o200k, "o200k_base")
+    chunks = create_chunks_pane(session)
+    qtbot.addWidget(chunks)
+    chunks.set_text("x")
+    qtbot.waitUntil(lambda: all(column.run is not None and column.run.text == "x" for column in chunks.columns))
+    assert [column.count.text() for column in chunks.columns] == ["1 chunk"] * len(chunks.columns)
+    pane = create_bytes_pane(session)
+    qtbot.addWidget(pane)
+    pane.set_text("x")
+    qtbot.waitUntil(lambda: "</b> character" in pane.counts.text(), timeout=5000)
+    text = pane.counts.text()
+    for unit in ("character", "UTF-8 byte", "token"):
+        assert f"<b>1</b> {unit} " in text or f"<b>1</b> {unit}<" in text, f"{unit!r}: {text}"
