@@ -60,13 +60,14 @@ def test_the_bytes_strip_scrolls_by_whole_bands(qtbot: QtBot, session: Session, 
     height = pane.strip_scroll.viewport().height()
     assert height >= strip.band_height
     tops = {0, *(int(band.top - MARGIN) for band in strip.bands)}
-    for index in range(0, len(pane.tokens), 7):
+    last = len(pane.tokens) - 1
+    for index in [*range(0, last, 7), last, 3]:  # (the end of the stream too, and back)
         pane.set_shown(index + 1)
         qtbot.wait(5)
         band = strip.band_rect(index)
         value = bar.value()
         assert value <= band.top() and band.bottom() <= value + height, f"token {index}'s band is cut"
-        assert value in tops or value == bar.maximum(), f"token {index}: the view starts {value} px down, mid-band"
+        assert value in tops, f"token {index}: the view starts {value} px down, mid-band"
 
 
 def test_counts_read_in_the_singular(qtbot: QtBot, session: Session, o200k) -> None:  # type: ignore[no-untyped-def]
