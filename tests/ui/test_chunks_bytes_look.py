@@ -1,19 +1,27 @@
 """What the acceptance walk of issue 12 found in the Chunks and Bytes panes: a legend entry broken
 over two lines ("spaces before a" / "word"), the Bytes strip scrolled to half a band (the band
-above cut mid-glyph at the top), and "1 chunks", "1 characters", "1 tokens"."""
+above cut mid-glyph at the top), the Bytes table's token ids cut at 1920x1080 in presentation
+mode, and "1 chunks", "1 characters", "1 tokens"."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from PySide6.QtGui import QColor, QTextDocument
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QColor, QFontMetrics, QTextDocument
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.core.sources.load import load_tokenizer
 from explorer.ui.bytes import create_pane as create_bytes_pane
+from explorer.ui.bytes.model import COL_TOKENS
 from explorer.ui.bytes.strip import MARGIN
 from explorer.ui.chunks import create_pane as create_chunks_pane
 from explorer.ui.chunks.categories import CATEGORIES, legend_html
 from explorer.ui.session import Session
+from explorer.ui.settings import Settings
+from tests.ui.windows import Configuration, close_window, configuration_id, open_window, settle
 
 
 def lines_of(html: str, width: float) -> list[str]:
@@ -84,3 +92,29 @@ def test_counts_read_in_the_singular(qtbot: QtBot, session: Session, o200k) -> N
     text = pane.counts.text()
     for unit in ("character", "UTF-8 byte", "token"):
         assert f"<b>1</b> {unit} " in text or f"<b>1</b> {unit}<" in text, f"{unit!r}: {text}"
+
+
+@pytest.mark.parametrize("configuration", [(1920, 1080, "dark", True), (1280, 800, "light", False)],
+                         ids=configuration_id)
+def test_every_token_id_in_the_bytes_table_is_shown_whole(qapp: QApplication, tmp_path: Path, o200k,  # type: ignore[no-untyped-def]
+                                                          configuration: Configuration) -> None:
+    """A danda's script ("Common (with Bengali, Devanagari, Dogra +15)") took the tokens column's
+    room, and ids far down the table ("#841 (id 173468)") are wider than the rows Qt measures."""
+    session = Session(Settings(QSettings(str(tmp_path / "bytes.ini"), QSettings.Format.IniFormat)))
+    session.set_tokenizer(o200k, "o200k_base")
+    window = open_window(qapp, session, configuration, "bytes")
+    try:
+        pane = window.panes["bytes"]
+        pane.set_text(("नमस्ते दुनिया! आज मौसम बहुत अच्छा है। 👋🏽 family 1969 " * 40)[:2000])  # type: ignore[attr-defined]
+        settle(qapp, window)
+        table, model = pane.table, pane.model  # type: ignore[attr-defined]
+        metrics = QFontMetrics(table.font())
+        width = table.columnWidth(COL_TOKENS)
+        for row in range(model.rowCount()):
+            text = model.data(model.index(row, COL_TOKENS)) or ""
+            assert metrics.horizontalAdvance(text) + 8 <= width, f"row {row}: {text!r} is cut ({width} px)"
+        header = table.horizontalHeader()
+        assert header.sectionViewportPosition(COL_TOKENS) + width <= table.viewport().width() + table.horizontalScrollBar().maximum()
+    finally:
+        close_window(qapp, window)
+        session.shutdown()

@@ -22,7 +22,7 @@ from explorer.core.text.streaming import StreamReplay
 from explorer.ui.bytes.delegate import BitsDelegate
 from explorer.ui.bytes.examples import DEFAULT_TEXT, ENGLISH_ORDER, EXAMPLES
 from explorer.ui.bytes.lanes import StreamLanes
-from explorer.ui.bytes.model import COL_BITS, CharTableModel
+from explorer.ui.bytes.model import COL_BITS, COL_NAME, COL_SCRIPT, COL_TOKENS, COLUMNS, CharTableModel
 from explorer.ui.bytes.roles import legend_html
 from explorer.ui.bytes.strip import ByteStrip
 from explorer.ui.pane import Pane, WrappingLabel, example_bar
@@ -111,9 +111,16 @@ class BytesPane(Pane):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setResizeContentsPrecision(100)  # measure 100 rows, not all
-        self.table.horizontalHeader().setStretchLastSection(True)  # the tokens column takes what is left
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setResizeContentsPrecision(100)  # measure 100 rows, not all
+        # The name and the script share what is left, eliding if they must (a danda's script reads
+        # "Common (with Bengali, Devanagari, Dogra +15)"): as wide as its text, it left the tokens
+        # column, the last, 122 px at 1920x1080 in presentation mode, and the ids there were cut.
+        for column in (COL_NAME, COL_SCRIPT):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(COL_TOKENS, QHeaderView.ResizeMode.Fixed)  # as wide as its widest text
+        header.setStretchLastSection(False)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _: self.strip.select_char(current.row()))
 
         top = QWidget()
@@ -217,11 +224,20 @@ class BytesPane(Pane):
         self.replay = StreamReplay([t.bytes for t in self.tokens])
         held = tokens_of_chars(chars, [(t.byte_start, t.byte_end) for t in self.tokens])
         self.model.set_chars(chars, held, [t.id for t in self.tokens])
+        self._fit_tokens_column()
         self.strip.set_data(chars, self.tokens, self.replay.steps)
         tokenizer = self.session.tokenizer
         counts = count(safe, None if self.using_bytes else len(self.tokens), reference)
         self._show_counts(counts, tokenizer, len(self.editor.toPlainText()) > MAX_CHARS)
         self.set_shown(len(self.replay))
+
+    def _fit_tokens_column(self) -> None:
+        """The tokens column as wide as its widest text in any row, not only the rows Qt samples
+        ("#841 (id 173468)" far down is wider than "#1 (id 976)" at the top): an id is never cut."""
+        metrics = QFontMetrics(self.table.font())
+        widest = max((metrics.horizontalAdvance(text) for text in self.model.longest_tokens_texts()), default=0)
+        title = QFontMetrics(self.table.horizontalHeader().font()).horizontalAdvance(COLUMNS[COL_TOKENS])
+        self.table.setColumnWidth(COL_TOKENS, max(widest, title) + 16)
 
     def _on_strip_range_changed(self, _minimum: int, _maximum: int) -> None:
         """The strip or its view changed height (new text, a resize, the lanes' lines): keep the
@@ -373,6 +389,7 @@ class BytesPane(Pane):
         table_font.setPointSizeF(max(8.0, font.pointSizeF() * 0.9))
         self.table.setFont(table_font)
         self.table.resizeRowsToContents()
+        self._fit_tokens_column()
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         self.strip.set_dark(dark)
