@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QColor, QFontMetrics, QTextDocument
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from explorer.core.sources.load import load_tokenizer
@@ -118,3 +118,45 @@ def test_every_token_id_in_the_bytes_table_is_shown_whole(qapp: QApplication, tm
     finally:
         close_window(qapp, window)
         session.shutdown()
+
+
+def line_tops(label: QLabel, bottom: bool = False) -> list[int]:
+    """Where each line of a rich-text label starts (or ends), laid out as QLabel does."""
+    document = QTextDocument()
+    document.setDocumentMargin(0)
+    document.setDefaultFont(label.font())
+    document.setHtml(label.text())
+    document.setTextWidth(label.contentsRect().width())
+    document.documentLayout().documentSize()
+    block, tops = document.begin(), []
+    while block.isValid():
+        layout = block.layout()
+        for number in range(layout.lineCount()):
+            line = layout.lineAt(number)
+            tops.append(round(layout.position().y() + line.y() + (line.height() if bottom else 0)))
+        block = block.next()
+    return tops
+
+
+def test_the_decoder_lanes_show_whole_lines(qtbot: QtBot, session: Session, o200k) -> None:  # type: ignore[no-untyped-def]
+    """Scrolled to the newest tokens, a lane starts at a line's top: lines of mixed scripts differ in
+    height, and scrolled to its end a lane showed a sliver of the line above, cut mid-glyph."""
+    session.set_tokenizer(o200k, "o200k_base")
+    pane = create_bytes_pane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1280, 800)
+    pane.show()
+    pane.set_text("The cat sat on the mat. नमस्ते दुनिया! こんにちは世界。 สวัสดีชาวโลก 👋🏽 family " * 12)
+    qtbot.waitUntil(lambda: len(pane.tokens) > 200, timeout=5000)
+    scrolled = 0
+    for shown in (60, 150, 233, len(pane.tokens)):
+        pane.set_shown(shown)
+        qtbot.wait(10)
+        for view in (pane.lanes.naive_view, pane.lanes.buffered_view):
+            tops = line_tops(view.label)
+            value, height = view.verticalScrollBar().value(), view.viewport().height()
+            scrolled += value > 0
+            assert value in tops, f"after {shown} tokens the lane starts {value} px down, inside a line ({tops[-4:]})"
+            text_bottom = line_tops(view.label, bottom=True)[-1]
+            assert value + height >= text_bottom, f"after {shown} tokens the lane's last line is cut"
+    assert scrolled >= 4, "the text should make lanes of more lines than they show"
