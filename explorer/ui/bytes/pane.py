@@ -22,7 +22,7 @@ from explorer.core.text.streaming import StreamReplay
 from explorer.ui.bytes.delegate import BitsDelegate
 from explorer.ui.bytes.examples import DEFAULT_TEXT, ENGLISH_ORDER, EXAMPLES
 from explorer.ui.bytes.lanes import StreamLanes
-from explorer.ui.bytes.model import COL_BITS, COL_SCRIPT, COL_TOKENS, COLUMNS, CharTableModel
+from explorer.ui.bytes.model import COL_BITS, COL_NAME, COL_SCRIPT, COL_TOKENS, COLUMNS, CharTableModel
 from explorer.ui.bytes.roles import legend_html
 from explorer.ui.bytes.strip import ByteStrip
 from explorer.ui.pane import Pane, WrappingLabel, example_bar
@@ -114,10 +114,11 @@ class BytesPane(Pane):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setResizeContentsPrecision(100)  # measure 100 rows, not all
-        # The script takes what is left, eliding if it must (a danda's reads "Common (with Bengali,
-        # Devanagari, Dogra +15)", whole in its tooltip): as wide as its text, it left the tokens
+        # The name and the script share what is left, eliding if they must (a danda's script reads
+        # "Common (with Bengali, Devanagari, Dogra +15)"): as wide as its text, it left the tokens
         # column, the last, 122 px at 1920x1080 in presentation mode, and the ids there were cut.
-        header.setSectionResizeMode(COL_SCRIPT, QHeaderView.ResizeMode.Stretch)
+        for column in (COL_NAME, COL_SCRIPT):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(COL_TOKENS, QHeaderView.ResizeMode.Fixed)  # as wide as its widest text
         header.setStretchLastSection(False)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _: self.strip.select_char(current.row()))
