@@ -20,7 +20,7 @@ def test_naive_encode_beside_the_trace_stops_on_the_seeds_key_error(qtbot: QtBot
     assert trace.naive.isHidden()
     trace.naive_check.setChecked(True)
     assert not trace.naive.isHidden()
-    assert "0 naive step(s)" in trace.naive.status.text()
+    assert "0 naive steps" in trace.naive.status.text()
     trace.go_to(trace.total)
     assert "KeyError: (89, 111)" in trace.naive.status.text() and "b&#x27;Yo&#x27;" not in trace.naive.status.text()
     assert "b'Yo' was never learned" in trace.naive.status.text()

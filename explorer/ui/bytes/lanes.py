@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from explorer.core.text.chars import visible
@@ -39,13 +39,43 @@ class _LaneView(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.verticalScrollBar().rangeChanged.connect(lambda _, end: self.verticalScrollBar().setValue(end))
+        self.verticalScrollBar().rangeChanged.connect(lambda *_: self._show_end())
         self._width = -1
+        self._tail = 0  # blank room under the text (the label's bottom margin), see _show_end
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         lines = LANE_LINES * 1.35 * QFontMetrics(self.label.font()).lineSpacing()  # (Devanagari lines are taller)
-        needed = self.label.heightForWidth(max(1, self.viewport().width()))
+        needed = self.label.heightForWidth(max(1, self.viewport().width())) - self._tail
         return QSize(100, int(min(max(needed, 1), lines)) + 2)
+
+    def _show_end(self) -> None:
+        """Scrolled to the newest tokens, the view starting at a line's top: at the very end it cut
+        the line above in half (lines of mixed scripts differ in height), so the label gets up to a
+        line of blank room below its text for the view to start where a line does."""
+        bar, height = self.verticalScrollBar(), self.viewport().height()
+        text_height = self.label.height() - self._tail
+        tops = self._line_tops() if text_height > height else [0.0]
+        start = min((top for top in tops if top >= text_height - height), default=tops[-1])
+        tail = max(0, int(round(start)) + height - text_height) if text_height > height else 0
+        if tail != self._tail:
+            self._tail = tail
+            self.label.setContentsMargins(0, 0, 0, tail)  # (the range changes: this runs again)
+        bar.setValue(min(int(round(start)), bar.maximum()))
+
+    def _line_tops(self) -> list[float]:
+        """Where each line of the label's text starts (laid out as QLabel does: no document margin)."""
+        document = QTextDocument()
+        document.setDocumentMargin(0)
+        document.setDefaultFont(self.label.font())
+        document.setHtml(self.label.text())
+        document.setTextWidth(self.label.contentsRect().width())
+        document.documentLayout().documentSize()
+        tops, block = [], document.begin()
+        while block.isValid():
+            layout = block.layout()
+            tops.extend(layout.position().y() + layout.lineAt(n).y() for n in range(layout.lineCount()))
+            block = block.next()
+        return tops or [0.0]
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         return QSize(0, self.sizeHint().height())

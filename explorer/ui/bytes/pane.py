@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeade
                                QPlainTextEdit, QPushButton, QScrollArea, QSlider, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
+from explorer.core.plural import plural
 from explorer.core.errors import ExplorerError
 from explorer.core.sources.tokenizer import Token, Tokenizer, tokens_from_ids
 from explorer.core.text.chars import TextCounts, count, describe, tokens_of_chars
@@ -21,7 +22,7 @@ from explorer.core.text.streaming import StreamReplay
 from explorer.ui.bytes.delegate import BitsDelegate
 from explorer.ui.bytes.examples import DEFAULT_TEXT, ENGLISH_ORDER, EXAMPLES
 from explorer.ui.bytes.lanes import StreamLanes
-from explorer.ui.bytes.model import COL_BITS, CharTableModel
+from explorer.ui.bytes.model import COL_BITS, COL_NAME, COL_SCRIPT, COL_TOKENS, COLUMNS, CharTableModel
 from explorer.ui.bytes.roles import legend_html
 from explorer.ui.bytes.strip import ByteStrip
 from explorer.ui.pane import Pane, WrappingLabel, example_bar
@@ -110,9 +111,16 @@ class BytesPane(Pane):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setResizeContentsPrecision(100)  # measure 100 rows, not all
-        self.table.horizontalHeader().setStretchLastSection(True)  # the tokens column takes what is left
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setResizeContentsPrecision(100)  # measure 100 rows, not all
+        # The name and the script share what is left, eliding if they must (a danda's script reads
+        # "Common (with Bengali, Devanagari, Dogra +15)"): as wide as its text, it left the tokens
+        # column, the last, 122 px at 1920x1080 in presentation mode, and the ids there were cut.
+        for column in (COL_NAME, COL_SCRIPT):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(COL_TOKENS, QHeaderView.ResizeMode.Fixed)  # as wide as its widest text
+        header.setStretchLastSection(False)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _: self.strip.select_char(current.row()))
 
         top = QWidget()
@@ -216,11 +224,20 @@ class BytesPane(Pane):
         self.replay = StreamReplay([t.bytes for t in self.tokens])
         held = tokens_of_chars(chars, [(t.byte_start, t.byte_end) for t in self.tokens])
         self.model.set_chars(chars, held, [t.id for t in self.tokens])
+        self._fit_tokens_column()
         self.strip.set_data(chars, self.tokens, self.replay.steps)
         tokenizer = self.session.tokenizer
         counts = count(safe, None if self.using_bytes else len(self.tokens), reference)
         self._show_counts(counts, tokenizer, len(self.editor.toPlainText()) > MAX_CHARS)
         self.set_shown(len(self.replay))
+
+    def _fit_tokens_column(self) -> None:
+        """The tokens column as wide as its widest text in any row, not only the rows Qt samples
+        ("#841 (id 173468)" far down is wider than "#1 (id 976)" at the top): an id is never cut."""
+        metrics = QFontMetrics(self.table.font())
+        widest = max((metrics.horizontalAdvance(text) for text in self.model.longest_tokens_texts()), default=0)
+        title = QFontMetrics(self.table.horizontalHeader().font()).horizontalAdvance(COLUMNS[COL_TOKENS])
+        self.table.setColumnWidth(COL_TOKENS, max(widest, title) + 16)
 
     def _on_strip_range_changed(self, _minimum: int, _maximum: int) -> None:
         """The strip or its view changed height (new text, a resize, the lanes' lines): keep the
@@ -259,14 +276,17 @@ class BytesPane(Pane):
         return tokens, "", reference, text
 
     def _show_counts(self, counts: TextCounts, tokenizer: Tokenizer | None, truncated: bool) -> None:
-        parts = [f"<b>{counts.chars:,}</b> characters", f"<b>{counts.bytes:,}</b> UTF-8 bytes"]
+        def bold(count: int, noun: str) -> str:
+            return f"<b>{count:,}</b> {plural(count, noun, with_count=False)}"
+
+        parts = [bold(counts.chars, "character"), bold(counts.bytes, "UTF-8 byte")]
         if counts.tokens is not None and tokenizer is not None:
-            parts.append(f"<b>{counts.tokens:,}</b> tokens ({tokenizer.name})")
+            parts.append(f"{bold(counts.tokens, 'token')} ({tokenizer.name})")
             if counts.bytes_per_token:
                 parts.append(f"{counts.bytes_per_token:.2f} bytes per token")
             if counts.cost_ratio is not None:
                 parts.append(f"<b>{counts.cost_ratio:.2f}×</b> the tokens of the English reference "
-                             f"({counts.reference_tokens} tokens)")
+                             f"({plural(counts.reference_tokens, 'token')})")
         text = " · ".join(parts)
         if truncated:
             text += f" <i>(showing the first {MAX_CHARS:,} characters)</i>"
@@ -338,8 +358,12 @@ class BytesPane(Pane):
 
     def _scroll_to_token(self, index: int) -> None:
         if index < len(self.tokens) and self.strip.bands:
-            band = self.strip.band_rect(index)
-            self.strip_scroll.ensureVisible(0, int(band.center().y()), 0, int(band.height() / 2) + 4)
+            bar, height = self.strip_scroll.verticalScrollBar(), self.strip_scroll.viewport().height()
+            value = self.strip.scroll_stop(index, bar.value(), height)
+            # Room below the last band for the view to start at a band's top (else the end of the
+            # stream showed the band above cut in half); the range grows, then this runs again.
+            self.strip.set_tail(max(0, value + height - (self.strip.minimumHeight() - self.strip.tail)))
+            bar.setValue(min(value, bar.maximum()))
 
     # Selection between strip and table
 
@@ -365,6 +389,7 @@ class BytesPane(Pane):
         table_font.setPointSizeF(max(8.0, font.pointSizeF() * 0.9))
         self.table.setFont(table_font)
         self.table.resizeRowsToContents()
+        self._fit_tokens_column()
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         self.strip.set_dark(dark)

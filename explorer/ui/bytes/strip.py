@@ -60,6 +60,8 @@ class ByteStrip(QWidget):
         self.char_x: list[tuple[float, float]] = []
         self._token_of_byte: list[int] = []
         self._laid_out_width = -1.0
+        self._bottom = 0.0  # where the last band ends (+ MARGIN)
+        self.tail = 0  # blank room below it, so that a view can start at a band's top there too
         self._fonts()
 
     # Data
@@ -157,8 +159,14 @@ class ByteStrip(QWidget):
         if self.chars:
             self.bands.append(_Band(top, first, len(self.chars)))
         self.byte_x.append(x)
-        bottom = (self.bands[-1].top + band_height if self.bands else 0) + MARGIN
-        self.setMinimumHeight(int(math.ceil(bottom)))
+        self._bottom = (self.bands[-1].top + band_height if self.bands else 0) + MARGIN
+        self.setMinimumHeight(int(math.ceil(self._bottom)) + self.tail)
+
+    def set_tail(self, tail: int) -> None:
+        """Blank room under the last band (see scroll_stop)."""
+        if tail != self.tail:
+            self.tail = tail
+            self.setMinimumHeight(int(math.ceil(self._bottom)) + tail)
 
     def resizeEvent(self, event: object) -> None:  # noqa: N802
         self._layout(self.width())
@@ -368,6 +376,18 @@ class ByteStrip(QWidget):
         """The band holding token `index`, so scrolling can show it whole."""
         band = self.bands[self.byte_band[self.tokens[index].byte_start]]
         return QRectF(0, band.top, self.width(), self.band_height)
+
+    def scroll_stop(self, index: int, value: int, height: int) -> int:
+        """Where a view `height` px tall, scrolled to `value`, should scroll to show token `index`'s
+        band whole: `value` if it already does, else the earliest band top that does (the view then
+        starts at a band: a scroll of half a band cut the band above mid-glyph at the top). Near the
+        end that may be past the last band's bottom: the pane gives the strip that much `tail`."""
+        band = self.band_rect(index)
+        if value <= band.top() - MARGIN and band.bottom() + MARGIN <= value + height:
+            return value
+        stops = [max(0, int(other.top - MARGIN)) for other in self.bands if other.top <= band.top()]
+        fitting = [stop for stop in stops if band.bottom() + MARGIN <= stop + height]
+        return min(fitting) if fitting else stops[-1]
 
     def token_rect(self, index: int) -> QRectF:
         """Where token `index` is drawn (its first band), for tests and tooltips."""

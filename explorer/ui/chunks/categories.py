@@ -84,8 +84,14 @@ def legend_html(labels: set[str], dark: bool, accent: QColor, gaps: bool) -> str
     for label in legend_order(labels - {GAP_LABEL}):
         fill, border, tag = category_color(label, dark), category_border(label, dark), category_tag(label)
         entries.append(f"<span style='background:{fill.name()}; border:1px solid {border.name()}'>"
-                       f"&nbsp;{html.escape(tag) or '&nbsp;'}&nbsp;</span>&nbsp;{html.escape(label)}")
+                       f"&nbsp;{html.escape(tag) or '&nbsp;'}&nbsp;</span>&nbsp;{_unbroken(label)}")
     if gaps:
-        entries.append("<span style='color:#b00020'>▨&nbsp;gap</span>&nbsp;not matched")
-    entries.append(f"<span style='color:{accent.name()}'>▌</span>&nbsp;boundary other patterns lack")
+        entries.append(f"<span style='color:#b00020'>▨&nbsp;gap</span>&nbsp;{_unbroken('not matched')}")
+    entries.append(f"<span style='color:{accent.name()}'>▌</span>&nbsp;{_unbroken('boundary other patterns lack')}")
     return "&nbsp;&nbsp; ".join(entries)
+
+
+def _unbroken(text: str) -> str:
+    """An entry's words kept on one line: the legend wraps between entries, never inside one
+    ("spaces before a" at a line's end, "word" at the next's start)."""
+    return html.escape(text).replace(" ", "&nbsp;").replace("-", "\u2011")  # (a non-breaking hyphen: "upper-case")

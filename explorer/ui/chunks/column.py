@@ -10,6 +10,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QToolButton,
                                QVBoxLayout, QWidget)
 
+from explorer.core.plural import plural
 from explorer.core.pretokenization.chunk_diff import PatternRun
 from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS, PATTERN_DESCRIPTIONS
 from explorer.ui.chunks.view import ChunkView, accent
@@ -130,7 +131,7 @@ class PatternColumn(QFrame):
             self._show_error(run)
             self.view.set_stale(self.run is not None)
             if self.run is not None:
-                self.count.setText(f"{len(self.run.chunks):,} chunks (last valid)")
+                self.count.setText(f"{plural(len(self.run.chunks), 'chunk')} (last valid)")
             else:
                 self.count.setText("no chunks")
             return
@@ -138,7 +139,7 @@ class PatternColumn(QFrame):
         self.run = run
         self.view.set_chunks(run.text, run.chunks, run.labels, run.sources)
         gaps = sum(1 for c in run.chunks if c.is_gap)
-        self.count.setText(f"{len(run.chunks):,} chunks" + (f", {gaps} gaps" if gaps else ""))
+        self.count.setText(plural(len(run.chunks), "chunk") + (f", {plural(gaps, 'gap')}" if gaps else ""))
         self.count.setToolTip(f"Unicode classes as {run.reference} reads them")
         self._show_reference_note(run)
 
@@ -151,10 +152,10 @@ class PatternColumn(QFrame):
         items = "".join(f"<li>{html.escape(d.describe())}</li>" for d in shown)
         more = f"<br>and {len(run.disagreements) - MAX_NOTED} more" if len(run.disagreements) > MAX_NOTED else ""
         other = "tokenizers" if run.reference == "tiktoken" else "tiktoken"
-        effect = (f"{other} would cut this text into {len(run.other_chunks):,} chunks." if run.other_chunks is not None
+        effect = (f"{other} would cut this text into {plural(len(run.other_chunks), 'chunk')}." if run.other_chunks is not None
                   else f"{other} cuts this text the same way all the same.")
-        self.reference_note.setText(f"<b>tiktoken and tokenizers classify {len(run.disagreements)} "
-                                    f"character{'s' if len(run.disagreements) != 1 else ''} differently</b>"
+        self.reference_note.setText(f"<b>tiktoken and tokenizers classify {plural(len(run.disagreements), 'character')} "
+                                    "differently</b>"
                                     f"<ul style='margin:0'>{items}</ul>{more}Chunks shown follow {run.reference}; "
                                     f"{effect}")
 

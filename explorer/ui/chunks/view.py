@@ -18,6 +18,7 @@ from PySide6.QtGui import (QBrush, QColor, QFont, QFontMetricsF, QMouseEvent, QP
                            QResizeEvent, QTextCharFormat, QTextLayout, QTextOption)
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
+from explorer.core.plural import plural
 from explorer.core.pretokenization.chunk_diff import Comparison, TokenPiece
 from explorer.core.pretokenization.pretokenize import Chunk
 from explorer.core.text.bidi import direction, has_right_to_left, resolve, visual_order
@@ -442,8 +443,8 @@ class ChunkView(QWidget):
         shown = html.escape(visible(chunk.text[:200]) + ("…" if len(chunk.text) > 200 else ""))
         size = len(chunk.text.encode("utf-8", errors="surrogatepass"))
         lines = [f"<b style='font-size:large'>{shown}</b>",
-                 f"characters {chunk.start}–{chunk.end} ({_plural(len(chunk.text), 'character')}, "
-                 f"{_plural(size, 'byte')})"]
+                 f"characters {chunk.start}–{chunk.end} ({plural(len(chunk.text), 'character')}, "
+                 f"{plural(size, 'byte')})"]
         if chunk.is_gap:
             lines.append("<b>gap</b>: the custom pattern matched none of this text; a real tokenizer would "
                          "still keep it as its own piece")
@@ -462,10 +463,6 @@ class ChunkView(QWidget):
             if any(p.crosses_start or p.crosses_end for p in self.tokens[index]):
                 lines.append("a token crosses this chunk's edge: the tokenizer uses another pattern")
         return "<br>".join(lines)
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _newline_parts(chunk: Chunk) -> list[tuple[int, int]]:

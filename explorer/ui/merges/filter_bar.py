@@ -1,13 +1,18 @@
-"""The filter row above the vocabulary table: text / regex / id, byte length, script, audit flag."""
+"""The filter row above the vocabulary table: text / regex / id, byte length, script, audit flag.
+
+The row flows onto a second line when the pane is too narrow for it (presentation mode at 1280 px):
+in one row the script and audit combos were squeezed to "Any …" and "Any a…".
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QWidget
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSpinBox, QStyle, QStyleOptionComboBox, QWidget
 
 from explorer.core.analysis.vocab_filter import (
     FLAG_HELP, FLAG_NAMES, NEVER_SEEN, RARE, UNREACHABLE, VocabQuery, VocabTable)
 from explorer.core.text.scripts import SCRIPT_NAMES
+from explorer.ui.flow import FlowLayout
 
 MODES = [("text", "Text"), ("regex", "Regex"), ("id", "Id")]
 PLACEHOLDERS = {
@@ -19,6 +24,33 @@ DEBOUNCE_MS = 120
 NOT_FLAGGED = -1
 
 
+class TextWideCombo(QComboBox):
+    """A combo box that asks for the width of the text it shows (not of its longest entry, nor
+    Qt's cached first-show width): the filter row's flow layout then gives it that or a line."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.currentIndexChanged.connect(lambda _: self.updateGeometry())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        text = self.fontMetrics().horizontalAdvance(self.currentText()) + 4
+        size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option,
+                                             QSize(text, self.fontMetrics().height()), self)
+        return QSize(size.width(), super().sizeHint().height())
+
+
+class FilterEdit(QLineEdit):
+    """The filter box asks for the width of its hint ("Filter by text (· for a space, ...)"): a
+    line edit's default asks for 17 characters, which at 20 pt cut the hint to its first words."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        wanted = self.fontMetrics().horizontalAdvance(self.placeholderText()) + 2 * hint.height()  # (the clear button)
+        return QSize(max(hint.width(), wanted), hint.height())
+
+
 class FilterBar(QWidget):
     """Emits `query_changed` with a VocabQuery whenever a control changes (typing is debounced)."""
 
@@ -26,7 +58,7 @@ class FilterBar(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.text = QLineEdit()
+        self.text = FilterEdit()
         self.text.setClearButtonEnabled(True)
         self.mode = QComboBox()
         for key, title in MODES:
@@ -39,9 +71,9 @@ class FilterBar(QWidget):
             box.setRange(0, 1024)
             box.setSpecialValueText("any")
             box.setToolTip(tip)
-        self.script = QComboBox()
+        self.script = TextWideCombo()
         self.script.setToolTip("Writing system of the token's letters")
-        self.flag = QComboBox()
+        self.flag = TextWideCombo()
         self.flag.setToolTip("Audit flags: tokens a model rarely or never sees")
         self.rare_below = QSpinBox()
         self.rare_below.setRange(1, 1_000_000)
@@ -49,16 +81,15 @@ class FilterBar(QWidget):
         self.rare_below.setPrefix("rare < ")
         self.rare_below.setToolTip("A token seen fewer times than this in the loaded corpus is flagged rare")
         self.rare_below.setVisible(False)
-        layout = QHBoxLayout(self)
+        # Each combo as wide as its longest entry or the line, whichever is less; what does not fit
+        # goes to the next line (the text box takes what its line leaves).
+        layout = FlowLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.text, 3)
-        layout.addWidget(self.mode)
-        layout.addWidget(QLabel("Bytes"))
-        layout.addWidget(self.min_length)
-        layout.addWidget(QLabel("to"))
-        layout.addWidget(self.max_length)
-        layout.addWidget(self.script, 1)
-        layout.addWidget(self.flag, 1)
+        layout.setSpacing(6)
+        layout.add_together(self.text, self.mode, expanding=True)
+        layout.add_together(QLabel("Bytes"), self.min_length, QLabel("to"), self.max_length)
+        layout.addWidget(self.script)
+        layout.addWidget(self.flag)
         layout.addWidget(self.rare_below)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -99,6 +130,7 @@ class FilterBar(QWidget):
             found = box.findData(key)
             box.setCurrentIndex(max(0, found))
             box.blockSignals(False)
+            box.updateGeometry()  # (its text may have changed with the counts, unsignalled)
         self.rare_below.setVisible(table is not None and table.seen is not None)
 
     def query(self) -> VocabQuery:
@@ -110,6 +142,7 @@ class FilterBar(QWidget):
 
     def _on_mode_changed(self, _: int = 0) -> None:
         self.text.setPlaceholderText(PLACEHOLDERS[self.mode.currentData()])
+        self.text.updateGeometry()
         self._emit()
 
     def _emit(self) -> None:

@@ -83,7 +83,7 @@ class NaiveTraceView(QWidget):
         ids, last = naive.trace.state(shown)
         self.strip.set_tokens(ids, last)
         if shown == 0 and not (finished and naive.failure):
-            self.status.setText(f"{total} naive step(s) before it stops." if done == 0 else "")
+            self.status.setText(f"{plural(total, 'naive step')} before it stops." if done == 0 else "")
             return
         parts = []
         if shown:

@@ -80,8 +80,8 @@ class MergesPane(Pane):
         self.export_csv_button.setToolTip("Save the rows the filter shows, in this order, as CSV")
         top = QHBoxLayout()
         top.addWidget(self.filter_bar, 1)
-        top.addWidget(self.result_label)
-        top.addWidget(self.export_csv_button)
+        top.addWidget(self.result_label, 0, Qt.AlignmentFlag.AlignTop)  # (beside the bar's first line when it wraps)
+        top.addWidget(self.export_csv_button, 0, Qt.AlignmentFlag.AlignTop)
 
         self.progress = ProgressBar()
         self.progress.setMaximumHeight(16)

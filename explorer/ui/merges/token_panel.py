@@ -14,6 +14,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QListView, QSplitter, QStackedWidget, QToolButton, \
     QVBoxLayout, QWidget
 
+from explorer.core.plural import plural
 from explorer.core.text.bidi import isolated
 from explorer.core.errors import ExplorerError
 from explorer.core.algorithms.merges import MergeForest
@@ -163,10 +164,10 @@ class TokenPanel(QSplitter):
         count = self.children_model.rowCount()
         if context.forest is None:
             self.children_label.setText("<b>Used by</b>")
-        elif count:
-            self.children_label.setText(f"<b>Used by</b> {count:,} token{'s' if count != 1 else ''}")
         else:
-            self.children_label.setText("<b>Used by</b> none: no merge builds on it")
+            self.children_label.setText(f"<b>Used by</b> {plural(count, 'token')}")
+        # An empty list gives its room to the tree (it kept ~330 px at 20 pt); the info line says it.
+        self.used_by.setVisible(context.forest is None or count > 0)
         self.draw_tree()
 
     def refresh_info(self, context: TokenContext) -> None:
@@ -238,6 +239,8 @@ class TokenPanel(QSplitter):
                 parts.append("a special token: added whole, never made by a merge")
             elif len(data) == 1:
                 parts.append(f"a single byte (0x{data[0]:02X}): the bottom of every tree")
+            if forest.rank(token_id) is not None and not forest.children(token_id):
+                parts.append("no merge builds on it")
         if table.seen is not None:
             parts.append(f"seen {int(table.seen[row]):,} times in the corpus")
         flags = table.row_flags(row)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QKeySequence, QMouseEvent, QPainter, QPaintEvent, QPen, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox, QHBoxLayout, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QVBoxLayout,
+    QCheckBox, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QVBoxLayout,
     QWidget)
 
 from explorer.core.algorithms.bpe import TraceStep
@@ -18,6 +18,7 @@ from explorer.core.errors import ExplorerError
 from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import Tokenizer
 from explorer.core.text.bidi import has_right_to_left, isolated, joined_pieces, label_direction, visual_order
+from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import WrappingLabel
 from explorer.ui.theme import token_color
 
@@ -158,6 +159,19 @@ class TokenStrip(QWidget):
         return [self.label(token) for _, token, *_ in self._boxes]
 
 
+class WordEdit(QLineEdit):
+    """The word box: asks for the width of its text, or ten characters' for a short one."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.textChanged.connect(lambda _: self.updateGeometry())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint, metrics = super().sizeHint(), self.fontMetrics()
+        text = max(metrics.horizontalAdvance(self.text()), 10 * metrics.averageCharWidth())
+        return QSize(text + 2 * hint.height(), hint.height())  # (+ margins and the clear button)
+
+
 class StepList(QListWidget):
     """The list of merges applied: it asks for its minimum (three rows) and takes what is left. In
     the pane's scroll area a list asking for Qt's default 192 px made the trace scroll at 1280x800
@@ -178,7 +192,7 @@ class TracePanel(QWidget):
         self.trace: Trace | None = None
         self.done = 0
         self.label: Callable[[int], str] = str
-        self.input = QLineEdit()
+        self.input = WordEdit()
         self.input.setPlaceholderText("Type a word to watch BPE encode it, e.g. ingredients (↵ for a newline)")
         self.input.setMaxLength(MAX_CHARS)
         self.input.setClearButtonEnabled(True)
@@ -192,10 +206,12 @@ class TracePanel(QWidget):
         self.naive_check = QCheckBox("Naive encode beside it")
         self.naive_check.setToolTip("Seed 004's bug: take the most frequent pair of this text instead of the "
                                     "earliest merge, and watch it go wrong on the same word")
-        top = QHBoxLayout()
-        top.addWidget(self.input, 1)
-        for button in (self.step_button, self.play_button, self.reset_button, self.naive_check):
-            top.addWidget(button)
+        # The word box as wide as its text (up to the whole line): the buttons go to the next line
+        # when there is no room beside it (at 20 pt in 1280 px they left it ~200 px).
+        top = FlowLayout()
+        top.addWidget(self.input)
+        top.add_together(self.step_button, self.play_button, self.reset_button)
+        top.addWidget(self.naive_check)
         from explorer.ui.merges.naive_trace import NaiveTraceView  # it builds on this module's strip
 
         self.naive = NaiveTraceView()
@@ -346,8 +362,8 @@ class TracePanel(QWidget):
         self.steps.setCurrentRow(self.done - 1)
         self.steps.blockSignals(False)
         if self.done == 0:
-            message = (f"<b>Bytes:</b> {count} byte tokens in {len(trace.chunks)} chunk(s). "
-                       f"{self.total} merge(s) to go. Press Step.")
+            message = (f"<b>Bytes:</b> {plural(count, 'byte token')} in {plural(len(trace.chunks), 'chunk')}. "
+                       f"{plural(self.total, 'merge')} to go. Press Step.")
         else:
             _, step = trace.steps[self.done - 1]
             places = "once" if len(step.positions) == 1 else f"in {len(step.positions)} places"
