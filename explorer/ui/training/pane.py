@@ -12,7 +12,8 @@ from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHeaderView,
-    QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QTableView, QVBoxLayout, QWidget)
+    QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QStyle, QStyleOptionComboBox, QTableView, QVBoxLayout,
+    QWidget)
 
 from explorer import __version__
 from explorer.core.algorithms.bpe import BPE
@@ -48,6 +49,7 @@ TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the
 
 PART_CHARS = 5  # room for a merge's left and right parts: the new token (both together) takes the rest
 NEW_CHARS = 9  # the new token's least room, in characters
+SIDE_WIDTH = 380  # pixels: the settings column at normal size (wider when its fields need it)
 
 
 class TrainingPane(Pane):
@@ -84,7 +86,8 @@ class TrainingPane(Pane):
 
     def _build(self) -> None:
         self.content = QSplitter(Qt.Orientation.Horizontal)
-        self.content.addWidget(self._build_side())
+        self.side = self._build_side()
+        self.content.addWidget(self.side)
         main = QWidget()
         layout = QVBoxLayout(main)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -145,7 +148,7 @@ class TrainingPane(Pane):
         self.content.addWidget(main)
         self.content.setStretchFactor(0, 0)
         self.content.setStretchFactor(1, 1)
-        self.content.setSizes([380, 900])
+        self.content.setSizes([SIDE_WIDTH, 900])
 
     def _build_side(self) -> QWidget:
         side = QWidget()
@@ -575,6 +578,16 @@ class TrainingPane(Pane):
         self.status.setFixedHeight(QFontMetrics(status_font).lineSpacing() * 2 + 6)
         self.plots_panel.set_font_size(font.pointSize())
         self.demo.set_text_font(font)
+        QTimer.singleShot(0, self, self._fit_side)  # once Qt has handed the font to the fields
+
+    def _fit_side(self) -> None:
+        """The settings column at least as wide as its fields need at the current font (_SideScroll)
+        and no wider than at normal size (the splitter keeps a width it was given)."""
+        sizes = self.content.sizes()
+        wanted = self.side.minimumSizeHint().width()
+        if len(sizes) == 2 and sum(sizes) > 0 and sizes[0] != max(wanted, SIDE_WIDTH):
+            side = min(max(wanted, SIDE_WIDTH), sum(sizes) // 2)
+            self.content.setSizes([side, sum(sizes) - side])
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         self.model.set_highlight(QColor("#6b5800" if dark else "#ffe680"))
@@ -608,14 +621,31 @@ class TrainingPane(Pane):
 
 
 class _SideScroll(QScrollArea):
-    """The settings column: as wide as its fields need at the current font (it scrolls only up
-    and down), so presentation mode widens it instead of cutting the fields at the right."""
+    """The settings column: as wide as its fields need to show whole at the current font (it
+    scrolls only up and down), so presentation mode widens it instead of eliding the fields
+    ("cl100k: GPT-..." at 1920 px); at most a third of the window."""
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        inner = self.widget().minimumSizeHint().width() if self.widget() is not None else 0
+        inner = self.widget().sizeHint().width() if self.widget() is not None else 0
+        # its combo boxes hint at 14 characters (a long entry must not widen it): room for the
+        # current entries whole on top of that
+        inner += max([_more_for_whole_text(combo) for combo in self.findChildren(QComboBox)], default=0)
         width = inner + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
         room = self.window().width() // 3 if self.window() is not self else width  # the plots keep the rest
         return QSize(max(340, min(width, room)), super().minimumSizeHint().height())
+
+
+def _more_for_whole_text(combo: QComboBox) -> int:
+    """How many pixels wider than its size hint `combo` must be to show its current entry whole."""
+    if not combo.isVisibleTo(combo.window()):
+        return 0
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    hint = combo.sizeHint()
+    field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                         QStyle.SubControl.SC_ComboBoxEditField, combo)
+    field_in_hint = field.width() - (combo.width() - hint.width())
+    return max(0, combo.fontMetrics().horizontalAdvance(combo.currentText()) + 4 - field_in_hint)
 
 
 def _corpus_sentence(corpus: object) -> str:
