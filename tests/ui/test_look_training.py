@@ -4,14 +4,19 @@ stays whole and in its place in the caption."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QFontInfo
+from types import SimpleNamespace
+
+from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QTextDocument, QTextLayout
 from PySide6.QtWidgets import QApplication, QComboBox
 from pytestqt.qtbot import QtBot
 
+from explorer.core.algorithms.train import Merge
 from explorer.ui.eliding_style import combo_shown_text
 from explorer.ui.session import Session
 
 from explorer.ui.training.plots import TrainingPlots
+from explorer.ui.training.run import MERGING
+from explorer.ui.training.status import status_html
 from explorer.ui.theme import PRESENTATION_POINT_SIZE
 from tests.ui.windows import close_window, open_window, settle
 
@@ -77,3 +82,52 @@ def test_the_settings_show_whole_at_presentation_size_on_a_projector(qapp: QAppl
         assert window.panes["training"].content.sizes()[0] <= 400
     finally:
         close_window(qapp, window)
+
+
+def _caption(left: bytes, right: bytes) -> str:
+    """The status line for the merge `left` + `right` while a run merges, as plain text."""
+    vocab = [bytes([b]) for b in range(256)] + [left, right]
+    merge = Merge(0, 256, 257, 258, left + right, 3, 100)
+    run = SimpleNamespace(state=MERGING, stage="merging", merges=[merge], target=9, counting=None)
+    document = QTextDocument()
+    document.setHtml(status_html(run, vocab, None))  # type: ignore[arg-type]
+    return document.toRawText()  # (toPlainText would make no-break spaces plain ones)
+
+
+def _left_edges(text: str, width: float = 4000.0) -> tuple[dict[int, float], list[int]]:
+    """Each character's left edge in a line laid out as the status label lays it out, and where
+    lines start when it wraps at `width`."""
+    layout = QTextLayout(text, QFont())
+    layout.beginLayout()
+    starts = []
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(width)
+        starts.append(line.textStart())
+    layout.endLayout()
+    edges = {}
+    for index in range(len(text)):
+        xs = [point.x() for run in layout.glyphRuns(index, 1) for point in run.positions()]
+        if xs:
+            edges[index] = min(xs)
+    return edges, starts
+
+
+def test_an_arabic_merge_in_the_caption_keeps_its_place_and_its_order(qapp: QApplication) -> None:
+    text = _caption(" ".encode(), "ال ".encode())  # "merge 1 of 9: ' ' + 'ال ' → ' ال ' (seen 3 times)"
+    edges, _ = _left_edges(text)
+    plus, arrow, seen = text.index("+"), text.index("→"), text.index("(seen")
+    alef, lam = text.index("ا"), text.index("ل")  # the right part's letters, in logical order
+    assert edges[plus] < edges[alef] and edges[plus] < edges[lam] < edges[arrow] < edges[seen]
+    assert edges[lam] < edges[alef]  # right to left inside its quotes: alef on the right
+    last_alef, last_lam = text.rindex("ا"), text.rindex("ل")  # the new token, after the arrow
+    assert edges[arrow] < edges[last_lam] < edges[last_alef] < edges[seen]
+
+
+def test_a_wrapped_caption_never_breaks_inside_a_quoted_token(qapp: QApplication) -> None:
+    text = _caption(b" ret", b"urn urn")
+    quotes = [index for index, char in enumerate(text) if char == "'"]
+    inside = {i for a, b in zip(quotes[::2], quotes[1::2]) for i in range(a + 1, b + 1)}
+    widest = max(QFontMetricsF(QFont()).horizontalAdvance(text[a:b + 1]) for a, b in zip(quotes[::2], quotes[1::2]))
+    for width in range(int(widest) + 2, 500, 7):  # (a line narrower than a token must cut it)
+        _, starts = _left_edges(text, width)
+        assert not inside & set(starts[1:]), (width, [text[s:s + 6] for s in starts])
