@@ -146,6 +146,10 @@ class Tour(QDialog):
             parent.installEventFilter(self)
         self.index = 0
         self.heading = QLabel()
+        # "1 of 7" in a label of its own, in the UI font: a <small> in the heading stayed below
+        # presentation mode's least size, and no layout check can see a size set inside rich text
+        self.step = QLabel()
+        self.step.setObjectName("tourStep")
         self.body = QLabel()
         self.body.setWordWrap(True)
         self.body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -164,6 +168,7 @@ class Tour(QDialog):
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
+        layout.addWidget(self.step)
         layout.addWidget(self.body, 1)
         layout.addLayout(buttons)
         self.finished.connect(self._on_finished)
@@ -176,7 +181,8 @@ class Tour(QDialog):
     def go(self, index: int) -> None:
         self.index = max(0, min(index, len(STOPS) - 1))
         pane, title, text = STOPS[self.index]
-        self.heading.setText(f"<h2>{title}</h2><small>{self.index + 1} of {len(STOPS)}</small>")
+        self.heading.setText(f"<h2>{title}</h2>")
+        self.step.setText(f"{self.index + 1} of {len(STOPS)}")
         self.body.setText(f"<p style='font-size:large'>{html.escape(text)}</p>")
         self.back_button.setEnabled(self.index > 0)
         self.next_button.setText("Done" if self.index == len(STOPS) - 1 else "Next")
