@@ -21,8 +21,8 @@ STOPS = [
     ("tokens", "Tokens", "Type or paste a prompt: every token is coloured, with visible spaces (·) and newlines (↵). "
      "Hover a token for its id, bytes and parents; the Findings list points at what is odd (a trailing space, "
      "<|endoftext|> in the text, a number split in pieces)."),
-    ("corpus", "Corpus", "The text a tokenizer learns from. A sample in four languages and some Python is loaded; "
-     "add your own files or folders, and compare what each tokenizer costs per language."),
+    ("corpus", "Corpus", "The text a tokenizer learns from: add your own files or folders, or pick Samples (a story "
+     "in four languages, some Python), then compare what each tokenizer costs per language on the Efficiency tab."),
     ("training", "Training", "Press Train to learn merges from the corpus and watch them stream in, or Step (F9) "
      "and Play (F8) to show them one at a time. The result appears in the toolbar picker."),
     ("merges", "Merges", "Every token of the vocabulary, with the tree of merges that built it down to the "

@@ -131,3 +131,16 @@ def test_a_wrapped_caption_never_breaks_inside_a_quoted_token(qapp: QApplication
     for width in range(int(widest) + 2, 500, 7):  # (a line narrower than a token must cut it)
         _, starts = _left_edges(text, width)
         assert not inside & set(starts[1:]), (width, [text[s:s + 6] for s in starts])
+
+
+def test_before_a_run_the_sentence_starts_in_view_and_the_plots_message_is_whole(
+        qapp: QApplication, session: Session) -> None:
+    window = open_window(qapp, session, (1280, 800, "light", True), "training")
+    try:
+        pane = window.panes["training"]
+        assert pane.demo.edit.cursorPosition() == 0  # "The quick...", not "...ick brown fox"
+        message = pane.plots_panel.empty
+        assert message.isVisible()
+        assert message.height() >= message.heightForWidth(message.width())  # no line cut at the bottom
+    finally:
+        close_window(qapp, window)

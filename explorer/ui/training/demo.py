@@ -52,6 +52,7 @@ class LiveSentence(QGroupBox):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.setSpacing(3)
         self.edit = QLineEdit(DEFAULT_SENTENCE)
+        self.edit.setCursorPosition(0)  # the sentence's start in view ("ick brown fox..." otherwise)
         self.edit.setObjectName("demoSentence")
         self.edit.setAccessibleName("Sentence to tokenize as merges are learned")
         self.edit.setToolTip("Type any sentence: it is tokenized with the merges learned so far")

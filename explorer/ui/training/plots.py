@@ -128,7 +128,9 @@ class PlotsPanel(QStackedWidget):
         policy = self.empty.sizePolicy()  # the message wraps to the room it gets, never asks for more
         policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
         self.empty.setSizePolicy(policy)
-        self.addWidget(self.empty)
+        # It scrolls when it is taller than the room (presentation mode at 1280x800 cut its last lines)
+        self._empty_scroll = _vertical_scroll(self.empty)
+        self.addWidget(self._empty_scroll)
         self._plots: TrainingPlots | None = None
         self._dark = False
         self._point_size: int | None = None
@@ -143,12 +145,8 @@ class PlotsPanel(QStackedWidget):
                 self._plots.set_font_size(self._point_size)
             # Each plot keeps the height its texts need (TrainingPlots.set_font_size); when the three
             # do not fit (presentation mode at 1280x800) they scroll instead of being squeezed.
-            self._scroll = QScrollArea()
+            self._scroll = _vertical_scroll(self._plots)
             self._scroll.setObjectName("trainingPlotsScroll")
-            self._scroll.setWidget(self._plots)
-            self._scroll.setWidgetResizable(True)
-            self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-            self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             self.addWidget(self._scroll)
         return self._plots
 
@@ -164,7 +162,7 @@ class PlotsPanel(QStackedWidget):
 
     def show_plots(self, shown: bool) -> None:
         self.plots  # noqa: B018 (built, with its scroll area)
-        self.setCurrentWidget(self._scroll if shown else self.empty)
+        self.setCurrentWidget(self._scroll if shown else self._empty_scroll)
 
     @property
     def showing_plots(self) -> bool:
@@ -410,6 +408,16 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         needed = sum(self._title_rows.get(plot, 0) + plot.getAxis("bottom").maximumHeight()
                      + (CURVE_LINES + 0.5) * self._tick_height + PLOT_GAPS for plot in (self.compression, self.counts, self.sweep))
         self.setMinimumHeight(int(needed))
+
+
+def _vertical_scroll(widget: QWidget) -> QScrollArea:
+    """`widget` in a frameless area that scrolls up and down only, at the area's width."""
+    scroll = QScrollArea()
+    scroll.setWidget(widget)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    return scroll
 
 
 def _never_wider_than_its_plot(label: pg.LabelItem) -> None:
