@@ -7,6 +7,7 @@ the window and an arrow runs from the card to the target.
 from __future__ import annotations
 
 import html
+import re
 import math
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QRectF, QSize, Qt, QTimer
@@ -183,7 +184,7 @@ class Tour(QDialog):
         pane, title, text = STOPS[self.index]
         self.heading.setText(f"<h2>{title}</h2>")
         self.step.setText(f"{self.index + 1} of {len(STOPS)}")
-        self.body.setText(f"<p style='font-size:large'>{html.escape(text)}</p>")
+        self.body.setText(f"<p style='font-size:large'>{_unbroken_tokens(html.escape(text))}</p>")
         self.back_button.setEnabled(self.index > 0)
         self.next_button.setText("Done" if self.index == len(STOPS) - 1 else "Next")
         self.session.show_pane(pane)
@@ -278,6 +279,12 @@ class Tour(QDialog):
                 self.parentWidget().removeEventFilter(self)
         self.session.settings.store.setValue(SHOWN_KEY, not self.again.isChecked())
         self.session.show_pane("tokens")
+
+
+def _unbroken_tokens(text: str) -> str:
+    """Special tokens kept on one line: the card wrapped "<|" at a line's end, "endoftext|>" on the next."""
+    # (a word joiner after each bar, where lines may break: Qt ignores white-space:nowrap on a span)
+    return re.sub(r"&lt;\|[^|]*\|&gt;", lambda found: found.group().replace("|", "|\u2060"), text)
 
 
 def should_show(session: Session) -> bool:
