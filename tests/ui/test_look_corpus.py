@@ -15,8 +15,9 @@ from pytestqt.qtbot import QtBot
 
 from explorer.core.analysis.efficiency import Pivot
 from explorer.core.analysis.script_stats import describe_shares
-from explorer.core.corpora.corpus_sources import Source
+from explorer.core.corpora.corpus_sources import Corpus, Source
 from explorer.ui.corpus import create_pane as create_corpus_pane
+from explorer.ui.training import create_pane as create_training_pane
 from explorer.ui.corpus.efficiency_chart import EfficiencyChart
 from explorer.ui.corpus.models import SCRIPTS, ScriptsRole
 from explorer.ui.session import Session
@@ -111,3 +112,16 @@ def test_table_headers_elide_a_long_title_instead_of_clipping_both_ends(qtbot: Q
     qtbot.waitExposed(pane)
     for table in (pane.efficiency.pivot_table, pane.table):
         assert table.horizontalHeader().textElideMode() == Qt.TextElideMode.ElideRight
+
+
+def test_counts_of_one_are_singular(qtbot: QtBot, session: Session) -> None:
+    training = create_training_pane(session)
+    qtbot.addWidget(training)
+    session.set_corpus(Corpus((Source.pasted("a"),)))
+    assert "1 source (1 byte): pasted text (1 character)" in training.corpus_label.text()
+    training.form.set_vocab_size(257)
+    assert training.form.merges_label.text() == "1 merge"
+    pane = create_corpus_pane(session)
+    qtbot.addWidget(pane)
+    pane.set_held_out(Source.pasted("a", name="held"))
+    assert "(1 character)" in pane.held_out_label.text()

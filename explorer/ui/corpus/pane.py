@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel, QLineEdit, QListWidget, QMenu, QPlainTextEdit, QPushButton, QSplitter, QTabWidget,
     QToolButton, QVBoxLayout, QWidget)
 
+from explorer.core.plural import plural
 from explorer.core.analysis.corpus_stats import SourceStats, scan_sources
 from explorer.core.corpora.corpus_sources import (
     DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, record_fields, sample_sources, stdlib_source)
@@ -304,7 +305,7 @@ class CorpusPane(Pane):
 
     def _size(self, source: Source) -> str:
         if source.kind == "text":
-            return f"{len(source.text):,} characters"
+            return plural(len(source.text), "character")
         if not Path(source.path).exists():
             return "missing"
         return human_bytes(CorpusReader([source]).total_bytes)  # a folder: the files it will read

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QStyle, QStyleOptionComboBox, QTableView, QVBoxLayout,
     QWidget)
 
+from explorer.core.plural import plural
 from explorer import __version__
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.corpora.corpus_sources import Corpus, CorpusReader, Source, is_toy_sample, sample_sources
@@ -662,4 +663,4 @@ def _size(size: int) -> str:
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if size >= scale:
             return f"{size / scale:,.1f} {unit}"
-    return f"{size} bytes"
+    return plural(size, "byte")
