@@ -14,6 +14,7 @@ from explorer.core.algorithms.train import Merge
 from explorer.ui.eliding_style import combo_shown_text
 from explorer.ui.session import Session
 
+from explorer.ui.training.demo import VIEW_LINES
 from explorer.ui.training.plots import TrainingPlots
 from explorer.ui.training.run import MERGING
 from explorer.ui.training.status import status_html
@@ -142,5 +143,19 @@ def test_before_a_run_the_sentence_starts_in_view_and_the_plots_message_is_whole
         message = pane.plots_panel.empty
         assert message.isVisible()
         assert message.height() >= message.heightForWidth(message.width())  # no line cut at the bottom
+    finally:
+        close_window(qapp, window)
+
+
+def test_the_live_sentence_shows_its_lines_of_boxes_whole(qapp: QApplication, session: Session) -> None:
+    """Before any merge a sentence is one box per byte: its first VIEW_LINES lines of boxes fit,
+    none cut in half (box lines are taller than the font's line spacing)."""
+    window = open_window(qapp, session, (1280, 800, "light", True), "training")
+    try:
+        demo = window.panes["training"].demo
+        demo.set_sentence("%s: イメージ名 '%s' からパスの要素が取り除かれました。")
+        qapp.processEvents()
+        assert demo.view.content_height() > demo.view.lines_height(VIEW_LINES)  # (more than fits: it scrolls)
+        assert demo.view.height() >= demo.view.lines_height(VIEW_LINES)
     finally:
         close_window(qapp, window)

@@ -106,6 +106,7 @@ class LiveSentence(QGroupBox):
         self.view.clear_tokens()
         self.view.follow_direction(self.tokens.text)
         self.view.append_tokens(ids, flags.astype(np.uint8), piece)
+        self._fit_height()  # (its lines as laid out for this text: scripts differ in height)
         size = len(self.tokens.text.encode("utf-8"))
         merges = self.tokens.applied
         figures = f"{plural(len(ids), 'token')} for {plural(size, 'byte')}"
@@ -120,5 +121,11 @@ class LiveSentence(QGroupBox):
 
     def set_text_font(self, font: QFont) -> None:
         self.view.set_text_font(font)
-        lines = QFontMetrics(font).lineSpacing() * VIEW_LINES
-        self.view.setFixedHeight(lines + 2 * self.view.frameWidth() + 2 * int(self.view.document().documentMargin()) + 6)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """VIEW_LINES lines of token boxes whole: a box line is taller than the font's line spacing
+        (the third line of a Japanese sentence in bytes was cut in half)."""
+        height = max(self.view.lines_height(VIEW_LINES), QFontMetrics(self.view.font()).lineSpacing() * VIEW_LINES)
+        if height != self.view.height():
+            self.view.setFixedHeight(height)
