@@ -76,6 +76,9 @@ def test_the_settings_show_whole_at_presentation_size_on_a_projector(qapp: QAppl
             assert combo_shown_text(combo) == combo.currentText(), combo.currentText()
         name = form.name_edit
         assert name.fontMetrics().horizontalAdvance(name.placeholderText()) <= name.contentsRect().width() - 4
+        pane = window.panes["training"]  # and beside them the merges table whole, the plots with room
+        assert pane.table.horizontalScrollBar().maximum() == 0
+        assert pane.plots_panel.width() >= 400
     finally:
         close_window(qapp, window)
     window = open_window(qapp, session, (1280, 800, "light", False), "training")

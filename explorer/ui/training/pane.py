@@ -51,6 +51,7 @@ TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the
 PART_CHARS = 5  # room for a merge's left and right parts: the new token (both together) takes the rest
 NEW_CHARS = 9  # the new token's least room, in characters
 SIDE_WIDTH = 380  # pixels: the settings column at normal size (wider when its fields need it)
+PLOTS_WIDTH = 420  # pixels the sentence and plots keep when the merges table widens to its columns
 
 
 class TrainingPane(Pane):
@@ -145,6 +146,7 @@ class TrainingPane(Pane):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setSizes([560, 440])
+        self.body_split = split
         layout.addWidget(split, 1)
         self.content.addWidget(main)
         self.content.setStretchFactor(0, 0)
@@ -589,6 +591,14 @@ class TrainingPane(Pane):
         if len(sizes) == 2 and sum(sizes) > 0 and sizes[0] != max(wanted, SIDE_WIDTH):
             side = min(max(wanted, SIDE_WIDTH), sum(sizes) // 2)
             self.content.setSizes([side, sum(sizes) - side])
+        # Then the merges table as wide as its columns need, if the plots keep PLOTS_WIDTH beside it
+        # (at 1920x1080 in presentation mode both fit; narrower, the table scrolls sideways)
+        body = self.body_split.sizes()
+        header = self.table.horizontalHeader()
+        needed = (sum(header.sectionSize(c) for c in range(header.count()) if c != NEW) + self.columns.minimum
+                  + self.table.verticalScrollBar().sizeHint().width() + 2 * self.table.frameWidth())
+        if len(body) == 2 and body[0] < needed <= sum(body) - PLOTS_WIDTH:
+            self.body_split.setSizes([needed, sum(body) - needed])
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         self.model.set_highlight(QColor("#6b5800" if dark else "#ffe680"))
