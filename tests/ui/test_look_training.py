@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QTextDocument, QTextLayout
 from PySide6.QtWidgets import QApplication, QComboBox
 from pytestqt.qtbot import QtBot
 
 from explorer.core.algorithms.train import Merge
+from explorer.core.corpora.corpus_sources import Corpus, Source
 from explorer.ui.eliding_style import combo_shown_text
 from explorer.ui.session import Session
 
@@ -160,5 +162,30 @@ def test_the_live_sentence_shows_its_lines_of_boxes_whole(qapp: QApplication, se
         qapp.processEvents()
         assert demo.view.content_height() > demo.view.lines_height(VIEW_LINES)  # (more than fits: it scrolls)
         assert demo.view.height() >= demo.view.lines_height(VIEW_LINES)
+    finally:
+        close_window(qapp, window)
+
+
+def test_how_a_run_ended_is_shown_whole_at_presentation_size(qapp: QApplication, qtbot: QtBot,
+                                                            session: Session) -> None:
+    """While a run goes on the status keeps two lines (no re-layout of the plots per merge); once it
+    has ended it is as tall as its text ('Stopped early ... The last, merge ...' took four lines)."""
+    window = open_window(qapp, session, (1280, 800, "light", True), "training")
+    try:
+        pane = window.panes["training"]
+        session.set_corpus(Corpus((Source.pasted("low lower lowest newer newest wider widest " * 30),)))
+        pane.form.set_vocab_size(1024)
+        assert pane.start(step=True)
+        qtbot.waitUntil(lambda: pane.model.rowCount() == 1, timeout=30_000)
+        two_lines = pane.status.height()
+        assert two_lines == pane.status.maximumHeight()
+        pane.run.resume()
+        qtbot.waitUntil(lambda: not pane.run.is_running, timeout=30_000)
+        settle(qapp, window)
+        status = pane.status
+        assert "Stopped early" in status.text()
+        assert status.heightForWidth(status.width()) > two_lines  # (long: the case)
+        assert status.height() >= status.heightForWidth(status.width())
+        assert window.size() == QSize(1280, 800)
     finally:
         close_window(qapp, window)

@@ -40,6 +40,7 @@ from explorer.ui.training.settings_form import SettingsForm
 from explorer.ui.training.status import escape, progress_shown, status_html
 from explorer.ui.training.tie_details import TieDetails
 
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's largest widget size
 UI_REFRESH_MS = 50  # new rows, status line, progress bar and scrolling, at most this often
 PUBLISH_HOLD_MS = 250  # new background jobs wait this long after a trained tokenizer is published
 PLOT_EVERY = 6  # plots on every sixth refresh (300 ms): repainting them is the costliest thing here
@@ -501,8 +502,20 @@ class TrainingPane(Pane):
         self.cancel_button.setEnabled(running)
         self.sweep_button.setEnabled(not running)
 
+    def _fit_status(self) -> None:
+        """Two lines while a run goes on: a status line that changes height re-lays out the plots
+        below it, and laying out pyqtgraph is the slowest thing a repaint can do. Otherwise as tall
+        as its text (how a run ended, at presentation mode's font, took four lines: two were cut)."""
+        running = self.run is not None and self.run.is_running
+        if running and self.status.maximumHeight() != self._status_lines:
+            self.status.setFixedHeight(self._status_lines)
+        elif not running and self.status.maximumHeight() != QWIDGETSIZE_MAX:
+            self.status.setMinimumHeight(0)  # WrappingLabel's own least height: its text's, wrapped
+            self.status.setMaximumHeight(QWIDGETSIZE_MAX)
+
     def _update_status(self) -> None:
         self._flush_merges()  # the status names the newest merge's tokens: the table must know them
+        self._fit_status()
         run = self.run
         if run is None:
             self.progress.setValue(0)
@@ -576,9 +589,8 @@ class TrainingPane(Pane):
         self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
         status_font = QFont(self.font().family(), max(font.pointSize(), 10))
         self.status.setFont(status_font)
-        # Two lines, always: a status line that changes height re-lays out the plots below it,
-        # and laying out pyqtgraph is the slowest thing a repaint can do.
-        self.status.setFixedHeight(QFontMetrics(status_font).lineSpacing() * 2 + 6)
+        self._status_lines = QFontMetrics(status_font).lineSpacing() * 2 + 6
+        self._fit_status()
         self.plots_panel.set_font_size(font.pointSize())
         self.demo.set_text_font(font)
         QTimer.singleShot(0, self, self._fit_side)  # once Qt has handed the font to the fields
