@@ -125,3 +125,23 @@ def test_counts_of_one_are_singular(qtbot: QtBot, session: Session) -> None:
     qtbot.addWidget(pane)
     pane.set_held_out(Source.pasted("a", name="held"))
     assert "(1 character)" in pane.held_out_label.text()
+
+
+def test_a_long_tokenizer_name_elides_inside_the_list(qtbot: QtBot, session: Session, point_size: int) -> None:
+    pane = create_corpus_pane(session)
+    qtbot.addWidget(pane)
+    pane.tabs.setCurrentWidget(pane.efficiency)
+    pane.resize(1280, 800)
+    pane.show()
+    qtbot.waitExposed(pane)
+    qtbot.wait(50)
+    names = pane.efficiency.tokenizer_list
+    assert names.horizontalScrollBar().maximum() == 0  # nothing to scroll to: every name ends in view
+    room = names.viewport().width()
+    long = [names.item(row) for row in range(names.count())
+            if names.fontMetrics().horizontalAdvance(names.item(row).text()) + 40 > room]
+    assert long or point_size == BASE_POINT_SIZE  # (presentation mode: some names are longer than the list)
+    for row in range(names.count()):
+        item = names.item(row)
+        assert names.visualItemRect(item).right() <= room, item.text()
+        assert item.toolTip() == item.text()

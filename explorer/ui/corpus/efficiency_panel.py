@@ -10,10 +10,10 @@ source (for parallel texts: the same content in English).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem,
-    QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
+    QPushButton, QSplitter, QStyledItemDelegate, QStyleOptionViewItem, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.corpora.corpus_sources import Source
@@ -45,6 +45,12 @@ class EfficiencyPanel(QWidget):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(QLabel("Tokenizers to compare:"))
         self.tokenizer_list = QListWidget()
+        # A long name is elided at the list's width, whole in its tooltip (it scrolled sideways and
+        # was cut mid-word: "gpt-oss, harmony format (o20")
+        self.tokenizer_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tokenizer_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.tokenizer_list.setItemDelegate(_ViewWide(self.tokenizer_list))
+        self.tokenizer_list.setResizeMode(QListWidget.ResizeMode.Adjust)  # (laid out again at a new width)
         self.tokenizer_list.itemChanged.connect(self._on_tokenizer_list_item_changed)
         left_layout.addWidget(self.tokenizer_list, 1)
         left_layout.addWidget(QLabel("Premium against:"))
@@ -166,6 +172,7 @@ class EfficiencyPanel(QWidget):
             entries.append((f"{self.session.tokenizer.name} (current)", current))
         for label, spec in entries:
             item = QListWidgetItem(label)
+            item.setToolTip(label)
             item.setData(SpecRole, spec)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if spec in self._checked else Qt.CheckState.Unchecked)
@@ -274,3 +281,14 @@ class EfficiencyPanel(QWidget):
             return False
         self.session.status_posted.emit(f"Exported the efficiency table to {path}")
         return True
+
+
+class _ViewWide(QStyledItemDelegate):
+    """Items no wider than their list's viewport, so their text elides instead of running past it."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:  # noqa: N802
+        hint = super().sizeHint(option, index)
+        view = self.parent()
+        if isinstance(view, QListWidget):
+            hint.setWidth(min(hint.width(), view.viewport().width()))
+        return hint
