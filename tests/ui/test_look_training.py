@@ -154,7 +154,7 @@ def test_before_a_run_the_sentence_starts_in_view_and_the_plots_message_is_whole
 
 def test_the_live_sentence_shows_its_lines_of_boxes_whole(qapp: QApplication, session: Session) -> None:
     """Before any merge a sentence is one box per byte: its first VIEW_LINES lines of boxes fit,
-    none cut in half (box lines are taller than the font's line spacing)."""
+    none cut in half (box lines are taller than the font's line spacing); a short one takes one line."""
     window = open_window(qapp, session, (1280, 800, "light", True), "training")
     try:
         demo = window.panes["training"].demo
@@ -162,6 +162,9 @@ def test_the_live_sentence_shows_its_lines_of_boxes_whole(qapp: QApplication, se
         qapp.processEvents()
         assert demo.view.content_height() > demo.view.lines_height(VIEW_LINES)  # (more than fits: it scrolls)
         assert demo.view.height() >= demo.view.lines_height(VIEW_LINES)
+        demo.set_sentence("The cat sat.")  # one line of boxes: the plots get the rest
+        qapp.processEvents()
+        assert demo.view.lines_height(1) <= demo.view.height() < demo.view.lines_height(2)
     finally:
         close_window(qapp, window)
 

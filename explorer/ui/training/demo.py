@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 import numpy as np
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QGroupBox, QLineEdit, QVBoxLayout, QWidget
 
 from explorer.core.algorithms.demo_sentence import DEFAULT_SENTENCE, SentenceTokens
@@ -124,8 +124,17 @@ class LiveSentence(QGroupBox):
         self._fit_height()
 
     def _fit_height(self) -> None:
-        """VIEW_LINES lines of token boxes whole: a box line is taller than the font's line spacing
-        (the third line of a Japanese sentence in bytes was cut in half)."""
-        height = max(self.view.lines_height(VIEW_LINES), QFontMetrics(self.view.font()).lineSpacing() * VIEW_LINES)
-        if height != self.view.height():
-            self.view.setFixedHeight(height)
+        """As many lines of token boxes as the sentence takes, up to VIEW_LINES (then it scrolls),
+        each whole: a box line is taller than the font's line spacing (the third line of a Japanese
+        sentence in bytes was cut in half); a short sentence leaves its room to the plots."""
+        view = self.view
+        view.lines_height(1)  # (lays the sentence out at the view's width)
+        layout = view.document().firstBlock().layout()
+        lines = max(1, min(VIEW_LINES, layout.lineCount() if layout is not None else VIEW_LINES))
+        height = max(view.lines_height(lines), QFontMetrics(view.font()).lineSpacing() * lines)
+        if height != view.height():
+            view.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._fit_height()  # another width: another number of lines
