@@ -130,8 +130,11 @@ class LiveSentence(QGroupBox):
         view = self.view
         view.lines_height(1)  # (lays the sentence out at the view's width)
         layout = view.document().firstBlock().layout()
-        lines = max(1, min(VIEW_LINES, layout.lineCount() if layout is not None else VIEW_LINES))
+        count = layout.lineCount() if layout is not None else VIEW_LINES
+        lines = max(1, min(VIEW_LINES, count))
         height = max(view.lines_height(lines), QFontMetrics(view.font()).lineSpacing() * lines)
+        if count > lines:  # more lines follow (it scrolls): no bottom margin, or the next line's boxes
+            height -= int(view.document().documentMargin()) + 2  # (which start a pixel above it) peek in
         if height != view.height():
             view.setFixedHeight(height)
 
