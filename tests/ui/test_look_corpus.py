@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QRect, QRectF, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
@@ -145,3 +145,20 @@ def test_a_long_tokenizer_name_elides_inside_the_list(qtbot: QtBot, session: Ses
         item = names.item(row)
         assert names.visualItemRect(item).right() <= room, item.text()
         assert item.toolTip() == item.text()
+
+
+def test_an_efficiency_job_ending_after_its_panel_is_gone_is_dropped(qtbot: QtBot, qapp: QApplication,
+                                                                     session: Session) -> None:
+    """Closing the window cancels the job; its end must not reach the deleted panel (it did, in a
+    test's teardown: 'Internal C++ object (ProgressBar) already deleted')."""
+    pane = create_corpus_pane(session)
+    pane.add_sources([Source.pasted("The garden grows slowly in spring. " * 2000)])
+    panel = pane.efficiency
+    panel.set_checked(["cl100k_base", "r50k_base", "o200k_base"])
+    assert panel.compute()
+    job = panel.job
+    pane.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    with qtbot.waitSignals([job.cancelled], timeout=10_000, raising=False):
+        job.cancel()
+    qtbot.wait(100)  # (an exception in a slot would fail the test here: pytest-qt catches it)

@@ -21,6 +21,7 @@ from explorer.core.analysis.efficiency import (
     METRICS, EfficiencyProgress, Measurement, TokenizerRef, measure_all, pivot, to_csv)
 from explorer.core.files import write_atomic
 from explorer.core.formats import own
+from explorer.core.plural import plural
 from explorer.ui.corpus.efficiency_chart import EfficiencyChart, PivotModel
 from explorer.ui.corpus.models import EfficiencyModel, SortRole
 from explorer.ui.picker import BUNDLED
@@ -99,9 +100,9 @@ class EfficiencyPanel(QWidget):
         split.addWidget(right)
         split.setSizes([240, 700])
         layout.addWidget(split)
-        session.theme_changed.connect(lambda _: self._update_pivot())
+        session.theme_changed.connect(self._on_session_theme_changed)  # (bound: dropped with the panel)
         session.tokenizers_changed.connect(self.rebuild_tokenizers)
-        session.tokenizer_changed.connect(lambda _: self.rebuild_tokenizers())
+        session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
         self.rebuild_tokenizers()
 
     def _build_pivot(self) -> QWidget:
@@ -241,12 +242,29 @@ class EfficiencyPanel(QWidget):
         self.progress.show()
         self.job = self.session.workers.start_process("measuring efficiency", measure_all, (refs, self.sources),
                                                       key="corpus-efficiency")
+        # Bound methods, not lambdas: Qt drops them with the panel, so a job cancelled when the window
+        # closes does not reach a panel already deleted
         self.job.batch_ready.connect(self._on_job_batch_ready)
-        self.job.finished.connect(lambda _: self._on_job_ended("Done."))
-        self.job.failed.connect(lambda message: self._on_job_ended(f"Failed: {message}"))
-        self.job.cancelled.connect(lambda: self._on_job_ended("Cancelled."))
-        self.note.setText(f"Encoding {len(self.sources)} source(s) with {len(refs)} tokenizer(s)...")
+        self.job.finished.connect(self._on_job_finished)
+        self.job.failed.connect(self._on_job_failed)
+        self.job.cancelled.connect(self._on_job_cancelled)
+        self.note.setText(f"Encoding {plural(len(self.sources), 'source')} with {plural(len(refs), 'tokenizer')}...")
         return True
+
+    def _on_session_theme_changed(self, _dark: bool) -> None:
+        self._update_pivot()
+
+    def _on_session_tokenizer_changed(self, _tokenizer: object) -> None:
+        self.rebuild_tokenizers()
+
+    def _on_job_finished(self, _result: object) -> None:
+        self._on_job_ended("Done.")
+
+    def _on_job_failed(self, message: str) -> None:
+        self._on_job_ended(f"Failed: {message}")
+
+    def _on_job_cancelled(self) -> None:
+        self._on_job_ended("Cancelled.")
 
     def _on_job_batch_ready(self, items: list[object]) -> None:
         measured = [item for item in items if isinstance(item, Measurement)]
@@ -263,7 +281,7 @@ class EfficiencyPanel(QWidget):
     def _on_job_ended(self, message: str) -> None:
         self.progress.hide()
         errors = [row for row in self.model.rows if row.error]
-        extra = f" {len(errors)} row(s) failed: {errors[0].error}" if errors else ""
+        extra = f" {plural(len(errors), 'row')} failed: {errors[0].error}" if errors else ""
         self.note.setText(message + extra)
 
     def export_csv(self, path: str | None = None) -> bool:

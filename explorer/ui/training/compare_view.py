@@ -112,7 +112,10 @@ class RulesCompareView(QDialog):
         self.job = workers.start_process("comparing rules", compare_rules, (corpus, settings), key="compare-rules")
         self.job.batch_ready.connect(self._on_job_batch_ready)
         self.job.finished.connect(self._on_job_finished)
-        self.job.failed.connect(lambda message: self.summary.setText(f"<b>Could not compare.</b> {message}"))
+        self.job.failed.connect(self._on_job_failed)  # (bound: dropped with the view)
+
+    def _on_job_failed(self, message: str) -> None:
+        self.summary.setText(f"<b>Could not compare.</b> {message}")
 
     def _on_job_batch_ready(self, items: list[object]) -> None:
         last = next((item for item in reversed(items) if isinstance(item, Comparing)), None)
