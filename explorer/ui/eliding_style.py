@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QHelpEvent, QPalette
-from PySide6.QtWidgets import (QApplication, QComboBox, QProxyStyle, QStyle, QStyleOptionComboBox, QStylePainter,
+from PySide6.QtWidgets import (QApplication, QComboBox, QHeaderView, QProxyStyle, QStyle, QStyleOptionComboBox, QStylePainter,
                                QToolTip, QWidget)
 
 _STYLE_PROPERTY = "explorer_eliding_style"
@@ -82,6 +82,10 @@ class ElidingStyle(QProxyStyle):
         super().polish(target)  # type: ignore[arg-type]
         if isinstance(target, QComboBox):
             target.installEventFilter(self._combo_text)
+        elif isinstance(target, QHeaderView) and target.textElideMode() == Qt.TextElideMode.ElideNone:
+            # Qt's headers clip a long title at both ends ("PT-3.5, GPT-4 (cl100k_bas" in a
+            # narrow column): elided instead, the whole title is in the model's tooltip
+            target.setTextElideMode(Qt.TextElideMode.ElideRight)
 
     def unpolish(self, target: object) -> None:  # type: ignore[override]  # noqa: D102 (Qt override)
         super().unpolish(target)  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QToolButton, 
 
 from explorer.ui.flow import FlowLayout
 from explorer.ui.session import Session
+from explorer.ui.zoom import add_keeping_fonts
 
 
 def example_bar(examples: Sequence[tuple[str, str, str]],
@@ -98,7 +99,7 @@ class Pane(QWidget):
             self.set_text(text)  # type: ignore[attr-defined]
 
     def set_content(self, widget: QWidget) -> None:
-        self._stack.addWidget(widget)
+        add_keeping_fonts(self._stack, widget)  # (fonts a pane gave its views before this stay)
         self._stack.setCurrentWidget(widget)
 
     def show_empty(self, title: str, hint: str) -> None:

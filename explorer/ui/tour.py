@@ -7,6 +7,7 @@ the window and an arrow runs from the card to the target.
 from __future__ import annotations
 
 import html
+import re
 import math
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QRectF, QSize, Qt, QTimer
@@ -21,8 +22,8 @@ STOPS = [
     ("tokens", "Tokens", "Type or paste a prompt: every token is coloured, with visible spaces (·) and newlines (↵). "
      "Hover a token for its id, bytes and parents; the Findings list points at what is odd (a trailing space, "
      "<|endoftext|> in the text, a number split in pieces)."),
-    ("corpus", "Corpus", "The text a tokenizer learns from. A sample in four languages and some Python is loaded; "
-     "add your own files or folders, and compare what each tokenizer costs per language."),
+    ("corpus", "Corpus", "The text a tokenizer learns from: add your own files or folders, or pick Samples (a story "
+     "in four languages, some Python), then compare what each tokenizer costs per language on the Efficiency tab."),
     ("training", "Training", "Press Train to learn merges from the corpus and watch them stream in, or Step (F9) "
      "and Play (F8) to show them one at a time. The result appears in the toolbar picker."),
     ("merges", "Merges", "Every token of the vocabulary, with the tree of merges that built it down to the "
@@ -146,6 +147,10 @@ class Tour(QDialog):
             parent.installEventFilter(self)
         self.index = 0
         self.heading = QLabel()
+        # "1 of 7" in a label of its own, in the UI font: a <small> in the heading stayed below
+        # presentation mode's least size, and no layout check can see a size set inside rich text
+        self.step = QLabel()
+        self.step.setObjectName("tourStep")
         self.body = QLabel()
         self.body.setWordWrap(True)
         self.body.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -164,6 +169,7 @@ class Tour(QDialog):
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
+        layout.addWidget(self.step)
         layout.addWidget(self.body, 1)
         layout.addLayout(buttons)
         self.finished.connect(self._on_finished)
@@ -176,8 +182,9 @@ class Tour(QDialog):
     def go(self, index: int) -> None:
         self.index = max(0, min(index, len(STOPS) - 1))
         pane, title, text = STOPS[self.index]
-        self.heading.setText(f"<h2>{title}</h2><small>{self.index + 1} of {len(STOPS)}</small>")
-        self.body.setText(f"<p style='font-size:large'>{html.escape(text)}</p>")
+        self.heading.setText(f"<h2>{title}</h2>")
+        self.step.setText(f"{self.index + 1} of {len(STOPS)}")
+        self.body.setText(f"<p style='font-size:large'>{_unbroken_tokens(html.escape(text))}</p>")
         self.back_button.setEnabled(self.index > 0)
         self.next_button.setText("Done" if self.index == len(STOPS) - 1 else "Next")
         self.session.show_pane(pane)
@@ -272,6 +279,12 @@ class Tour(QDialog):
                 self.parentWidget().removeEventFilter(self)
         self.session.settings.store.setValue(SHOWN_KEY, not self.again.isChecked())
         self.session.show_pane("tokens")
+
+
+def _unbroken_tokens(text: str) -> str:
+    """Special tokens kept on one line: the card wrapped "<|" at a line's end, "endoftext|>" on the next."""
+    # (a word joiner after each bar, where lines may break: Qt ignores white-space:nowrap on a span)
+    return re.sub(r"&lt;\|[^|]*\|&gt;", lambda found: found.group().replace("|", "|\u2060"), text)
 
 
 def should_show(session: Session) -> bool:

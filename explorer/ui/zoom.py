@@ -14,7 +14,7 @@ from __future__ import annotations
 import shiboken6
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QApplication, QLayout, QStyle, QTableView, QWidget
+from PySide6.QtWidgets import QApplication, QLayout, QStackedWidget, QStyle, QTableView, QWidget
 
 from explorer.ui.theme import BASE_POINT_SIZE
 
@@ -89,12 +89,13 @@ def fit_rows(root: QWidget) -> None:
             header.setProperty(_FITTED_PROPERTY, wanted)
 
 
-def add_keeping_fonts(layout: QLayout, widget: QWidget) -> None:
-    """Add `widget` to `layout` with the fonts its children were given kept.
+def add_keeping_fonts(layout: QLayout | QStackedWidget, widget: QWidget) -> None:
+    """Add `widget` to `layout` (or a stack) with the fonts its children were given kept.
 
     Under the application's style sheet Qt re-resolves a moved widget's children against their new
     parents and drops fonts set on them (a pane built on its own, then put in its tab, lost the
-    Bytes lanes' large fixed font): set them again once the widget is in place.
+    Bytes lanes' large fixed font; a pane's content put in its stack lost the Training demo's
+    token font): set them again once the widget is in place.
     """
     kept = [(child, QFont(child.font())) for child in widget.findChildren(QWidget)
             if child.testAttribute(Qt.WidgetAttribute.WA_SetFont)]

@@ -25,6 +25,7 @@ from typing import BinaryIO, Literal, TypeVar
 from explorer.core.corpora.corpus import (
     MAX_LINE_BYTES, Utf8LineError, line_too_long_error, not_regular_reason, utf8_line_batches, utf8_lines)
 from explorer.core.errors import CorpusError
+from explorer.core.plural import plural
 
 T = TypeVar("T")
 
@@ -99,7 +100,7 @@ class Source:
 
     @classmethod
     def pasted(cls, text: str, name: str = "") -> Source:
-        return cls("text", name or f"pasted text ({len(text):,} characters)", text=text)
+        return cls("text", name or f"pasted text ({plural(len(text), 'character')})", text=text)
 
     @classmethod
     def for_path(cls, path: str | os.PathLike[str], field: str = "", include: str = DEFAULT_FILTER) -> Source:

@@ -6,7 +6,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from explorer.core.analysis.script_stats import SCRIPT_NAMES, script_shares
+from explorer.core.analysis.script_stats import SCRIPT_NAMES, describe_shares, script_shares
 from explorer.ui.corpus.models import FractionRole, ScriptsRole
 from explorer.ui.theme import kind_hue, kind_hues
 
@@ -30,16 +30,23 @@ def script_color(name: str) -> QColor:
 
 
 class ScriptsDelegate(QStyledItemDelegate):
-    """A small bar of the script shares, then their description ('Latin 62% · Hangul 38%'), elided
+    """A small bar of the script shares, then their description ('Latin 62% · Hangul 38%'), fitted
     to the cell in the row's own font (the Total row is bold); the tooltip holds the full list."""
 
     def shown_text(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> str:
-        """The description as it fits the cell: whole, or cut with an ellipsis."""
+        """The description as it fits the cell: whole; else fewer scripts and how many more
+        ('Latin 33% · Thai 20% · +4 more': never a script cut mid-name); else cut with an ellipsis."""
         styled = QStyleOptionViewItem(option)
         self.initStyleOption(styled, index)
-        width = option.rect.width() - BAR_WIDTH - 10 - TEXT_MARGIN
-        return QFontMetrics(styled.font).elidedText(str(index.data() or ""), Qt.TextElideMode.ElideRight,
-                                                    max(0, width))
+        width = max(0, option.rect.width() - BAR_WIDTH - 10 - TEXT_MARGIN)
+        metrics = QFontMetrics(styled.font)
+        text = str(index.data() or "")
+        counts = index.data(ScriptsRole) or {}
+        for limit in (2, 1):
+            if metrics.horizontalAdvance(text) <= width or len(script_shares(counts)) <= limit:
+                break
+            text = describe_shares(counts, limit=limit)
+        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
     def sizeHint(self, option: QStyleOptionViewItem,  # noqa: N802 (Qt override)
                  index: QModelIndex | QPersistentModelIndex) -> QSize:

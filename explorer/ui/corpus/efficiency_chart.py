@@ -20,7 +20,8 @@ from explorer.ui.zoom import style_plot
 ModelIndex = QModelIndex | QPersistentModelIndex
 EXPORT_WIDTH = 1600  # pixels: sharp on a projector, small enough to mail
 LEGEND_ROW = 4  # of the PlotItem's layout: under the bottom axis (rows 0-3: title, top axis, plot, bottom axis)
-MAX_VALUE_LABELS = 36  # bars; more and the figures above them would overlap
+VALUE_FORMATS = ("{:.2f}", "{:.1f}", "{:.0f}")  # a bar's figure, shorter until it fits above its bar
+LABEL_GAP = 4  # pixels between two bars' figures
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -87,6 +88,7 @@ class EfficiencyChart(QWidget):
         self.pivot = Pivot("tokens_per_word", (), (), ())
         self.dark = False
         self._bars: list[object] = []
+        self._values: list[tuple[object, float | None]] = []  # (TextItem over a bar, its figure)
 
     def _build(self) -> None:
         import pyqtgraph as pg  # here, not at import: see the module docstring
@@ -115,6 +117,7 @@ class EfficiencyChart(QWidget):
         for bar in self._bars:
             plot.removeItem(bar)
         self._bars = []
+        self._values = []
         self._legend.clear()
         background, foreground = ("#17181a", "#e8eaed") if dark else ("#ffffff", "#1f1f1f")
         plot.setBackground(background)
@@ -127,12 +130,12 @@ class EfficiencyChart(QWidget):
                                   pen=pg.mkPen(background), name=tokenizer)
             plot.addItem(bar)  # named: the legend lists it
             self._bars.append(bar)
-            if len(pivot.sources) * count <= MAX_VALUE_LABELS:
-                for x, value in zip(xs, (pivot.values[row][column] for row in range(len(pivot.sources)))):
-                    text = pg.TextItem("—" if value is None else f"{value:.2f}", color=foreground, anchor=(0.5, 1))
-                    text.setPos(x, value or 0.0)
-                    plot.addItem(text)
-                    self._bars.append(text)
+            for x, value in zip(xs, (pivot.values[row][column] for row in range(len(pivot.sources)))):
+                text = pg.TextItem("", color=foreground, anchor=(0.5, 1))  # its figure: see _fit_values
+                text.setPos(x, value or 0.0)
+                plot.addItem(text)
+                self._bars.append(text)
+                self._values.append((text, value))
         for label in self._legend.items:
             label[1].setAttr("color", foreground)
             label[1].setText(label[1].text)
@@ -163,6 +166,26 @@ class EfficiencyChart(QWidget):
         label = QFontMetrics(self.font()).height() * 1.5  # (a TextItem pads its text)
         share = min(0.6, label / max(1.0, self.plot.getViewBox().height()))
         self.plot.setYRange(0, top / (1 - share), padding=0)
+        self._fit_values()
+
+    def _fit_values(self) -> None:
+        """Each bar's figure as precise as the bar's width holds ('42.00', then '42.0', then '42'), or
+        none if even that is wider: neighbouring figures must never run into each other."""
+        if not self._values:
+            return
+        count = max(1, len(self.pivot.tokenizers))
+        view = self.plot.getViewBox()
+        (x0, x1), _ = view.viewRange()
+        pitch = view.width() * (0.8 / count) / max(1e-9, x1 - x0)  # pixels from one bar's centre to the next
+        chosen = ""
+        for pattern in VALUE_FORMATS:
+            for item, value in self._values:
+                item.setText("—" if value is None else pattern.format(value))
+            if max(_ink_width(item) for item, _ in self._values) + LABEL_GAP <= pitch:
+                chosen = pattern
+                break
+        for item, _ in self._values:
+            item.setVisible(bool(chosen))
 
     def image(self, width: int = EXPORT_WIDTH) -> QImage:
         """The chart drawn at `width` pixels wide, in the on-screen proportions (pyqtgraph's exporter
@@ -195,6 +218,12 @@ class EfficiencyChart(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange and self.plot is not None:
             QTimer.singleShot(0, self, lambda: self.set_pivot(self.pivot, self.dark))
+
+
+def _ink_width(label: object) -> float:
+    """The width of a TextItem's text in pixels: its font, without the margins it keeps around it."""
+    text = label.textItem  # type: ignore[attr-defined]
+    return float(text.boundingRect().width() - 2 * text.document().documentMargin())
 
 
 def _legend_width(items: list[tuple[object, object]], columns: int) -> float:

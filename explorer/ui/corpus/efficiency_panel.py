@@ -10,10 +10,10 @@ source (for parallel texts: the same content in English).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem,
-    QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget)
+    QPushButton, QSplitter, QStyledItemDelegate, QStyleOptionViewItem, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.corpora.corpus_sources import Source
@@ -21,6 +21,7 @@ from explorer.core.analysis.efficiency import (
     METRICS, EfficiencyProgress, Measurement, TokenizerRef, measure_all, pivot, to_csv)
 from explorer.core.files import write_atomic
 from explorer.core.formats import own
+from explorer.core.plural import plural
 from explorer.ui.corpus.efficiency_chart import EfficiencyChart, PivotModel
 from explorer.ui.corpus.models import EfficiencyModel, SortRole
 from explorer.ui.picker import BUNDLED
@@ -45,6 +46,12 @@ class EfficiencyPanel(QWidget):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(QLabel("Tokenizers to compare:"))
         self.tokenizer_list = QListWidget()
+        # A long name is elided at the list's width, whole in its tooltip (it scrolled sideways and
+        # was cut mid-word: "gpt-oss, harmony format (o20")
+        self.tokenizer_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tokenizer_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.tokenizer_list.setItemDelegate(_ViewWide(self.tokenizer_list))
+        self.tokenizer_list.setResizeMode(QListWidget.ResizeMode.Adjust)  # (laid out again at a new width)
         self.tokenizer_list.itemChanged.connect(self._on_tokenizer_list_item_changed)
         left_layout.addWidget(self.tokenizer_list, 1)
         left_layout.addWidget(QLabel("Premium against:"))
@@ -93,9 +100,9 @@ class EfficiencyPanel(QWidget):
         split.addWidget(right)
         split.setSizes([240, 700])
         layout.addWidget(split)
-        session.theme_changed.connect(lambda _: self._update_pivot())
+        session.theme_changed.connect(self._on_session_theme_changed)  # (bound: dropped with the panel)
         session.tokenizers_changed.connect(self.rebuild_tokenizers)
-        session.tokenizer_changed.connect(lambda _: self.rebuild_tokenizers())
+        session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
         self.rebuild_tokenizers()
 
     def _build_pivot(self) -> QWidget:
@@ -166,6 +173,7 @@ class EfficiencyPanel(QWidget):
             entries.append((f"{self.session.tokenizer.name} (current)", current))
         for label, spec in entries:
             item = QListWidgetItem(label)
+            item.setToolTip(label)
             item.setData(SpecRole, spec)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if spec in self._checked else Qt.CheckState.Unchecked)
@@ -234,12 +242,29 @@ class EfficiencyPanel(QWidget):
         self.progress.show()
         self.job = self.session.workers.start_process("measuring efficiency", measure_all, (refs, self.sources),
                                                       key="corpus-efficiency")
+        # Bound methods, not lambdas: Qt drops them with the panel, so a job cancelled when the window
+        # closes does not reach a panel already deleted
         self.job.batch_ready.connect(self._on_job_batch_ready)
-        self.job.finished.connect(lambda _: self._on_job_ended("Done."))
-        self.job.failed.connect(lambda message: self._on_job_ended(f"Failed: {message}"))
-        self.job.cancelled.connect(lambda: self._on_job_ended("Cancelled."))
-        self.note.setText(f"Encoding {len(self.sources)} source(s) with {len(refs)} tokenizer(s)...")
+        self.job.finished.connect(self._on_job_finished)
+        self.job.failed.connect(self._on_job_failed)
+        self.job.cancelled.connect(self._on_job_cancelled)
+        self.note.setText(f"Encoding {plural(len(self.sources), 'source')} with {plural(len(refs), 'tokenizer')}...")
         return True
+
+    def _on_session_theme_changed(self, _dark: bool) -> None:
+        self._update_pivot()
+
+    def _on_session_tokenizer_changed(self, _tokenizer: object) -> None:
+        self.rebuild_tokenizers()
+
+    def _on_job_finished(self, _result: object) -> None:
+        self._on_job_ended("Done.")
+
+    def _on_job_failed(self, message: str) -> None:
+        self._on_job_ended(f"Failed: {message}")
+
+    def _on_job_cancelled(self) -> None:
+        self._on_job_ended("Cancelled.")
 
     def _on_job_batch_ready(self, items: list[object]) -> None:
         measured = [item for item in items if isinstance(item, Measurement)]
@@ -256,7 +281,7 @@ class EfficiencyPanel(QWidget):
     def _on_job_ended(self, message: str) -> None:
         self.progress.hide()
         errors = [row for row in self.model.rows if row.error]
-        extra = f" {len(errors)} row(s) failed: {errors[0].error}" if errors else ""
+        extra = f" {plural(len(errors), 'row')} failed: {errors[0].error}" if errors else ""
         self.note.setText(message + extra)
 
     def export_csv(self, path: str | None = None) -> bool:
@@ -274,3 +299,14 @@ class EfficiencyPanel(QWidget):
             return False
         self.session.status_posted.emit(f"Exported the efficiency table to {path}")
         return True
+
+
+class _ViewWide(QStyledItemDelegate):
+    """Items no wider than their list's viewport, so their text elides instead of running past it."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:  # noqa: N802
+        hint = super().sizeHint(option, index)
+        view = self.parent()
+        if isinstance(view, QListWidget):
+            hint.setWidth(min(hint.width(), view.viewport().width()))
+        return hint

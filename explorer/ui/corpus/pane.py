@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel, QLineEdit, QListWidget, QMenu, QPlainTextEdit, QPushButton, QSplitter, QTabWidget,
     QToolButton, QVBoxLayout, QWidget)
 
+from explorer.core.plural import plural
 from explorer.core.analysis.corpus_stats import SourceStats, scan_sources
 from explorer.core.corpora.corpus_sources import (
     DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, record_fields, sample_sources, stdlib_source)
@@ -50,7 +51,7 @@ class CorpusPane(Pane):
         self.setAcceptDrops(True)
         self._build()
         session.corpus_changed.connect(self._on_session_corpus_changed)
-        session.theme_changed.connect(lambda _dark: self.table.viewport().update())  # the script bars' palette
+        session.theme_changed.connect(self._on_session_theme_changed)  # the script bars' palette
         self._on_session_corpus_changed(session.corpus)
         self._update_view()
         self.set_content(self.content)
@@ -263,8 +264,19 @@ class CorpusPane(Pane):
         self.scan_job = self.session.workers.start_process("counting the corpus", scan_sources, (todo, pattern),
                                                            key="corpus-stats")
         self.scan_job.batch_ready.connect(self._on_scan_batch_ready)
-        self.scan_job.finished.connect(lambda _: self._update_view())
-        self.scan_job.failed.connect(lambda message: self.session.post_error("Could not count the corpus", message))
+        # (bound methods, not lambdas: Qt drops them with the pane, so a job that ends after the
+        # pane is gone does not reach it)
+        self.scan_job.finished.connect(self._on_scan_job_finished)
+        self.scan_job.failed.connect(self._on_scan_job_failed)
+
+    def _on_scan_job_finished(self, _result: object) -> None:
+        self._update_view()
+
+    def _on_scan_job_failed(self, message: str) -> None:
+        self.session.post_error("Could not count the corpus", message)
+
+    def _on_session_theme_changed(self, _dark: bool) -> None:
+        self.table.viewport().update()
 
     def _on_scan_batch_ready(self, items: list[object]) -> None:
         latest: dict[Source, SourceStats] = {}
@@ -304,7 +316,7 @@ class CorpusPane(Pane):
 
     def _size(self, source: Source) -> str:
         if source.kind == "text":
-            return f"{len(source.text):,} characters"
+            return plural(len(source.text), "character")
         if not Path(source.path).exists():
             return "missing"
         return human_bytes(CorpusReader([source]).total_bytes)  # a folder: the files it will read

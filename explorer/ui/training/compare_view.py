@@ -11,6 +11,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QDialog, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
+from explorer.core.plural import plural
 from explorer.core.algorithms.train import Merge
 from explorer.core.algorithms.training_run import TrainingSettings
 from explorer.core.analysis.rules_compare import Comparing, RulesComparison, compare_rules
@@ -107,11 +108,14 @@ class RulesCompareView(QDialog):
     def start(self, workers: Workers, corpus: Corpus, settings: TrainingSettings) -> None:
         """Train both rules in a child process; the view fills in when both are done."""
         self.model.set_comparison(None)
-        self.summary.setText(f"Training {settings.target_merges:,} merges with hf rules, then with minbpe rules...")
+        self.summary.setText(f"Training {plural(settings.target_merges, 'merge')} with hf rules, then with minbpe rules...")
         self.job = workers.start_process("comparing rules", compare_rules, (corpus, settings), key="compare-rules")
         self.job.batch_ready.connect(self._on_job_batch_ready)
         self.job.finished.connect(self._on_job_finished)
-        self.job.failed.connect(lambda message: self.summary.setText(f"<b>Could not compare.</b> {message}"))
+        self.job.failed.connect(self._on_job_failed)  # (bound: dropped with the view)
+
+    def _on_job_failed(self, message: str) -> None:
+        self.summary.setText(f"<b>Could not compare.</b> {message}")
 
     def _on_job_batch_ready(self, items: list[object]) -> None:
         last = next((item for item in reversed(items) if isinstance(item, Comparing)), None)

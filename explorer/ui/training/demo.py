@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 import numpy as np
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QGroupBox, QLineEdit, QVBoxLayout, QWidget
 
 from explorer.core.algorithms.demo_sentence import DEFAULT_SENTENCE, SentenceTokens
@@ -52,6 +52,7 @@ class LiveSentence(QGroupBox):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.setSpacing(3)
         self.edit = QLineEdit(DEFAULT_SENTENCE)
+        self.edit.setCursorPosition(0)  # the sentence's start in view ("ick brown fox..." otherwise)
         self.edit.setObjectName("demoSentence")
         self.edit.setAccessibleName("Sentence to tokenize as merges are learned")
         self.edit.setToolTip("Type any sentence: it is tokenized with the merges learned so far")
@@ -105,6 +106,7 @@ class LiveSentence(QGroupBox):
         self.view.clear_tokens()
         self.view.follow_direction(self.tokens.text)
         self.view.append_tokens(ids, flags.astype(np.uint8), piece)
+        self._fit_height()  # (its lines as laid out for this text: scripts differ in height)
         size = len(self.tokens.text.encode("utf-8"))
         merges = self.tokens.applied
         figures = f"{plural(len(ids), 'token')} for {plural(size, 'byte')}"
@@ -119,5 +121,23 @@ class LiveSentence(QGroupBox):
 
     def set_text_font(self, font: QFont) -> None:
         self.view.set_text_font(font)
-        lines = QFontMetrics(font).lineSpacing() * VIEW_LINES
-        self.view.setFixedHeight(lines + 2 * self.view.frameWidth() + 2 * int(self.view.document().documentMargin()) + 6)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """As many lines of token boxes as the sentence takes, up to VIEW_LINES (then it scrolls),
+        each whole: a box line is taller than the font's line spacing (the third line of a Japanese
+        sentence in bytes was cut in half); a short sentence leaves its room to the plots."""
+        view = self.view
+        view.lines_height(1)  # (lays the sentence out at the view's width)
+        layout = view.document().firstBlock().layout()
+        count = layout.lineCount() if layout is not None else VIEW_LINES
+        lines = max(1, min(VIEW_LINES, count))
+        height = max(view.lines_height(lines), QFontMetrics(view.font()).lineSpacing() * lines)
+        if count > lines:  # more lines follow (it scrolls): no bottom margin, or the next line's boxes
+            height -= int(view.document().documentMargin()) + 2  # (which start a pixel above it) peek in
+        if height != view.height():
+            view.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._fit_height()  # another width: another number of lines

@@ -12,8 +12,10 @@ from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHeaderView,
-    QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QTableView, QVBoxLayout, QWidget)
+    QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QStyle, QStyleOptionComboBox, QTableView, QVBoxLayout,
+    QWidget)
 
+from explorer.core.plural import plural
 from explorer import __version__
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.corpora.corpus_sources import Corpus, CorpusReader, Source, is_toy_sample, sample_sources
@@ -38,6 +40,7 @@ from explorer.ui.training.settings_form import SettingsForm
 from explorer.ui.training.status import escape, progress_shown, status_html
 from explorer.ui.training.tie_details import TieDetails
 
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's largest widget size
 UI_REFRESH_MS = 50  # new rows, status line, progress bar and scrolling, at most this often
 PUBLISH_HOLD_MS = 250  # new background jobs wait this long after a trained tokenizer is published
 PLOT_EVERY = 6  # plots on every sixth refresh (300 ms): repainting them is the costliest thing here
@@ -48,6 +51,8 @@ TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the
 
 PART_CHARS = 5  # room for a merge's left and right parts: the new token (both together) takes the rest
 NEW_CHARS = 9  # the new token's least room, in characters
+SIDE_WIDTH = 380  # pixels: the settings column at normal size (wider when its fields need it)
+PLOTS_WIDTH = 420  # pixels the sentence and plots keep when the merges table widens to its columns
 
 
 class TrainingPane(Pane):
@@ -84,7 +89,8 @@ class TrainingPane(Pane):
 
     def _build(self) -> None:
         self.content = QSplitter(Qt.Orientation.Horizontal)
-        self.content.addWidget(self._build_side())
+        self.side = self._build_side()
+        self.content.addWidget(self.side)
         main = QWidget()
         layout = QVBoxLayout(main)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -141,11 +147,12 @@ class TrainingPane(Pane):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setSizes([560, 440])
+        self.body_split = split
         layout.addWidget(split, 1)
         self.content.addWidget(main)
         self.content.setStretchFactor(0, 0)
         self.content.setStretchFactor(1, 1)
-        self.content.setSizes([380, 900])
+        self.content.setSizes([SIDE_WIDTH, 900])
 
     def _build_side(self) -> QWidget:
         side = QWidget()
@@ -495,8 +502,20 @@ class TrainingPane(Pane):
         self.cancel_button.setEnabled(running)
         self.sweep_button.setEnabled(not running)
 
+    def _fit_status(self) -> None:
+        """Two lines while a run goes on: a status line that changes height re-lays out the plots
+        below it, and laying out pyqtgraph is the slowest thing a repaint can do. Otherwise as tall
+        as its text (how a run ended, at presentation mode's font, took four lines: two were cut)."""
+        running = self.run is not None and self.run.is_running
+        if running and self.status.maximumHeight() != self._status_lines:
+            self.status.setFixedHeight(self._status_lines)
+        elif not running and self.status.maximumHeight() != QWIDGETSIZE_MAX:
+            self.status.setMinimumHeight(0)  # WrappingLabel's own least height: its text's, wrapped
+            self.status.setMaximumHeight(QWIDGETSIZE_MAX)
+
     def _update_status(self) -> None:
         self._flush_merges()  # the status names the newest merge's tokens: the table must know them
+        self._fit_status()
         run = self.run
         if run is None:
             self.progress.setValue(0)
@@ -570,11 +589,28 @@ class TrainingPane(Pane):
         self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
         status_font = QFont(self.font().family(), max(font.pointSize(), 10))
         self.status.setFont(status_font)
-        # Two lines, always: a status line that changes height re-lays out the plots below it,
-        # and laying out pyqtgraph is the slowest thing a repaint can do.
-        self.status.setFixedHeight(QFontMetrics(status_font).lineSpacing() * 2 + 6)
+        self._status_lines = QFontMetrics(status_font).lineSpacing() * 2 + 6
+        self._fit_status()
         self.plots_panel.set_font_size(font.pointSize())
         self.demo.set_text_font(font)
+        QTimer.singleShot(0, self, self._fit_side)  # once Qt has handed the font to the fields
+
+    def _fit_side(self) -> None:
+        """The settings column at least as wide as its fields need at the current font (_SideScroll)
+        and no wider than at normal size (the splitter keeps a width it was given)."""
+        sizes = self.content.sizes()
+        wanted = self.side.minimumSizeHint().width()
+        if len(sizes) == 2 and sum(sizes) > 0 and sizes[0] != max(wanted, SIDE_WIDTH):
+            side = min(max(wanted, SIDE_WIDTH), sum(sizes) // 2)
+            self.content.setSizes([side, sum(sizes) - side])
+        # Then the merges table as wide as its columns need, if the plots keep PLOTS_WIDTH beside it
+        # (at 1920x1080 in presentation mode both fit; narrower, the table scrolls sideways)
+        body = self.body_split.sizes()
+        header = self.table.horizontalHeader()
+        needed = (sum(header.sectionSize(c) for c in range(header.count()) if c != NEW) + self.columns.minimum
+                  + self.table.verticalScrollBar().sizeHint().width() + 2 * self.table.frameWidth())
+        if len(body) == 2 and body[0] < needed <= sum(body) - PLOTS_WIDTH:
+            self.body_split.setSizes([needed, sum(body) - needed])
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         self.model.set_highlight(QColor("#6b5800" if dark else "#ffe680"))
@@ -608,14 +644,31 @@ class TrainingPane(Pane):
 
 
 class _SideScroll(QScrollArea):
-    """The settings column: as wide as its fields need at the current font (it scrolls only up
-    and down), so presentation mode widens it instead of cutting the fields at the right."""
+    """The settings column: as wide as its fields need to show whole at the current font (it
+    scrolls only up and down), so presentation mode widens it instead of eliding the fields
+    ("cl100k: GPT-..." at 1920 px); at most a third of the window."""
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        inner = self.widget().minimumSizeHint().width() if self.widget() is not None else 0
+        inner = self.widget().sizeHint().width() if self.widget() is not None else 0
+        # its combo boxes hint at 14 characters (a long entry must not widen it): room for the
+        # current entries whole on top of that
+        inner += max([_more_for_whole_text(combo) for combo in self.findChildren(QComboBox)], default=0)
         width = inner + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
         room = self.window().width() // 3 if self.window() is not self else width  # the plots keep the rest
         return QSize(max(340, min(width, room)), super().minimumSizeHint().height())
+
+
+def _more_for_whole_text(combo: QComboBox) -> int:
+    """How many pixels wider than its size hint `combo` must be to show its current entry whole."""
+    if not combo.isVisibleTo(combo.window()):
+        return 0
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    hint = combo.sizeHint()
+    field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                         QStyle.SubControl.SC_ComboBoxEditField, combo)
+    field_in_hint = field.width() - (combo.width() - hint.width())
+    return max(0, combo.fontMetrics().horizontalAdvance(combo.currentText()) + 4 - field_in_hint)
 
 
 def _corpus_sentence(corpus: object) -> str:
@@ -632,4 +685,4 @@ def _size(size: int) -> str:
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if size >= scale:
             return f"{size / scale:,.1f} {unit}"
-    return f"{size} bytes"
+    return plural(size, "byte")

@@ -128,7 +128,9 @@ class PlotsPanel(QStackedWidget):
         policy = self.empty.sizePolicy()  # the message wraps to the room it gets, never asks for more
         policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
         self.empty.setSizePolicy(policy)
-        self.addWidget(self.empty)
+        # It scrolls when it is taller than the room (presentation mode at 1280x800 cut its last lines)
+        self._empty_scroll = _vertical_scroll(self.empty)
+        self.addWidget(self._empty_scroll)
         self._plots: TrainingPlots | None = None
         self._dark = False
         self._point_size: int | None = None
@@ -143,12 +145,8 @@ class PlotsPanel(QStackedWidget):
                 self._plots.set_font_size(self._point_size)
             # Each plot keeps the height its texts need (TrainingPlots.set_font_size); when the three
             # do not fit (presentation mode at 1280x800) they scroll instead of being squeezed.
-            self._scroll = QScrollArea()
+            self._scroll = _vertical_scroll(self._plots)
             self._scroll.setObjectName("trainingPlotsScroll")
-            self._scroll.setWidget(self._plots)
-            self._scroll.setWidgetResizable(True)
-            self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-            self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             self.addWidget(self._scroll)
         return self._plots
 
@@ -164,7 +162,7 @@ class PlotsPanel(QStackedWidget):
 
     def show_plots(self, shown: bool) -> None:
         self.plots  # noqa: B018 (built, with its scroll area)
-        self.setCurrentWidget(self._scroll if shown else self.empty)
+        self.setCurrentWidget(self._scroll if shown else self._empty_scroll)
 
     @property
     def showing_plots(self) -> bool:
@@ -180,6 +178,8 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.compression = self.addPlot(row=0, col=0, title="Bytes per token")
         self.compression.setLabel("bottom", "merges")
         self._title_points = 9
+        self._label_font = QFont()  # axis labels, the sweep's hint and figures (set_font_size)
+        self._label_font.setPointSize(9)
         self._tick_height = 16
         self._title_rows: dict[pg.PlotItem, int] = {}
         self._curve_names = ["training text"]
@@ -252,7 +252,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         # The curves are named in the title, in their colours: a legend inside the plot sits on a curve sooner or later.
         self._curve_names = ["training text"] + (["held-out text"] if held_out else [])
         self.sweep_points = []
-        self._labelled: list[tuple[int, float]] = []
+        self._labelled: list[tuple[int, float]] | None = None  # the last run's points and labels go at the next refresh
         self.sweep_source = "held-out text" if held_out else "training text"
         self._retitle()
         self._dirty = True
@@ -313,12 +313,16 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         color = self._text_color.name()
         self.sweep_hint.setHtml("" if self.sweep_points else
                                 f"<div style='text-align:center; color:{color}'>{SWEEP_HINT}</div>")
+        self.sweep_hint.setFont(self._label_font)
         self._fit_sweep_hint()
+        # No point yet: no figures on the y axis either (a dummy 2-3-4 scale reads as data)
+        self.sweep.getAxis("left").setStyle(showValues=bool(self.sweep_points))
         for label in self.sweep_labels:
             self.sweep.removeItem(label)
         self.sweep_labels = []
         for size, value in self.sweep_points:
             label = pg.TextItem(f"{size // 1024}K: {value:.2f}", color=self._text_color, anchor=(0.5, 1.3))
+            label.setFont(self._label_font)
             label.setPos(math.log2(size), value)
             self.sweep.addItem(label)
             self.sweep_labels.append(label)
@@ -385,11 +389,15 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         font = QFont()
         font.setPointSize(max(8, point_size - 2))
         self._title_points = max(9, point_size - 1)
+        self._label_font = font
         for plot in (self.compression, self.counts, self.sweep):
             for axis in ("left", "bottom"):
                 plot.getAxis(axis).setStyle(tickFont=font)
+                plot.getAxis(axis).label.setFont(font)  # "merges", "rank": pyqtgraph's fixed 9 pt otherwise
+                plot.getAxis(axis)._updateLabel()  # (pyqtgraph's own call to re-measure the axis for it)
             plot.getAxis("bottom").setHeight(None)
             fit_bottom_axis(plot.getAxis("bottom"), font)
+        self._update_sweep_labels(force=True)  # the hint and the points' figures in the new font
         self._retitle()
         self._tick_height = QFontMetrics(font).height()
         self._fit_minimum_height()
@@ -400,6 +408,16 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         needed = sum(self._title_rows.get(plot, 0) + plot.getAxis("bottom").maximumHeight()
                      + (CURVE_LINES + 0.5) * self._tick_height + PLOT_GAPS for plot in (self.compression, self.counts, self.sweep))
         self.setMinimumHeight(int(needed))
+
+
+def _vertical_scroll(widget: QWidget) -> QScrollArea:
+    """`widget` in a frameless area that scrolls up and down only, at the area's width."""
+    scroll = QScrollArea()
+    scroll.setWidget(widget)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    return scroll
 
 
 def _never_wider_than_its_plot(label: pg.LabelItem) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QFileDialog, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from explorer.core.plural import plural
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.formats import hf, own
 from explorer.ui.session import Session
@@ -45,7 +46,7 @@ class ResultBox(QGroupBox):
         state = "unsaved" if tokenizer.name in self.session.unsaved else f"saved to {self.saved_path}"
         complete = "" if tokenizer.metadata.get("complete", True) else " (cancelled early)"
         self.label.setText(
-            f"<b>{tokenizer.name}</b>{complete}: {len(tokenizer.merges):,} merges, vocabulary "
+            f"<b>{tokenizer.name}</b>{complete}: {plural(len(tokenizer.merges), 'merge')}, vocabulary "
             f"{tokenizer.vocab_size:,}. It is in the toolbar picker for every pane ({state}).")
 
     def save(self, path: str | None = None) -> Job | None:

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
+from explorer.core.plural import plural
 from explorer.core.algorithms.train import BYTE_VOCAB, RULES, check_vocab_size
 from explorer.core.algorithms.training_run import ENGINES, TrainingSettings
 from explorer.core.errors import ExplorerError, PatternError, TrainingError
@@ -181,7 +182,7 @@ class SettingsForm(QWidget):
         self.vocab_slider.setValue(self._slider_position(size))
         self.vocab_slider.blockSignals(False)
         merges = size - BYTE_VOCAB - len(self.special_tokens())
-        self.merges_label.setText(f"{max(merges, 0):,} merges" if merges > 0 else
+        self.merges_label.setText(plural(merges, "merge") if merges > 0 else
                                   "no room for merges: choose a larger vocabulary")
         self._on_changed()
 
@@ -213,7 +214,7 @@ class SettingsForm(QWidget):
 
     def _on_changed(self) -> None:
         merges = self.vocab_size() - BYTE_VOCAB - len(self.special_tokens())
-        self.merges_label.setText(f"{merges:,} merges" if merges > 0 else
+        self.merges_label.setText(plural(merges, "merge") if merges > 0 else
                                   "no room for merges: choose a larger vocabulary")
         self.changed.emit()
 

@@ -126,8 +126,9 @@ def _ended_html(run: TrainingRun, vocab: Sequence[bytes], tokenizer_name: str | 
 
 def quoted(data: bytes) -> str:
     """A token in quotes, isolated (U+2068 ... U+2069) so an Arabic or Hebrew token keeps its place
-    in "'a' + 'b' → 'ab'" instead of the line being reordered around it."""
-    return "'\u2068" + token_text(data).replace("\u00b7", " ") + "\u2069'"
+    in "'a' + 'b' → 'ab'" instead of the line being reordered around it; its spaces do not break
+    (a wrapped status line showed "'" at a line's end and " ret'" on the next)."""
+    return "'\u2068" + token_text(data).replace("\u00b7", "\u00a0").replace(" ", "\u00a0") + "\u2069'"
 
 
 def escape(text: str) -> str:

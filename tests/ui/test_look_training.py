@@ -1,0 +1,195 @@
+"""The Training pane's plots and caption as a demanding reader looks at them (issue 12 walk):
+axis labels grow with presentation mode, an empty sweep shows no made-up scale, a quoted token
+stays whole and in its place in the caption."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QTextDocument, QTextLayout
+from PySide6.QtWidgets import QApplication, QComboBox
+from pytestqt.qtbot import QtBot
+
+from explorer.core.algorithms.train import Merge
+from explorer.core.corpora.corpus_sources import Corpus, Source
+from explorer.ui.eliding_style import combo_shown_text
+from explorer.ui.session import Session
+
+from explorer.ui.training.demo import VIEW_LINES
+from explorer.ui.training.plots import TrainingPlots
+from explorer.ui.training.run import MERGING
+from explorer.ui.training.status import status_html
+from explorer.ui.theme import PRESENTATION_POINT_SIZE
+from tests.ui.windows import close_window, open_window, settle
+
+
+def test_axis_labels_and_the_sweep_hint_grow_with_the_font(qtbot: QtBot) -> None:
+    plots = TrainingPlots()
+    qtbot.addWidget(plots)
+    plots.resize(500, 700)
+    plots.show()
+    plots.set_font_size(PRESENTATION_POINT_SIZE)
+    tick = plots.compression.getAxis("bottom").style["tickFont"].pointSize()
+    assert tick >= PRESENTATION_POINT_SIZE - 2
+    for plot in (plots.compression, plots.counts, plots.sweep):
+        label = plot.getAxis("bottom").label  # "merges", "rank", "vocabulary size"
+        assert QFontInfo(label.font()).pointSize() >= tick, label.toPlainText()
+    assert QFontInfo(plots.sweep_hint.textItem.font()).pointSize() >= tick
+
+
+def test_an_empty_sweep_shows_no_scale_until_its_first_point(qtbot: QtBot) -> None:
+    plots = TrainingPlots()
+    qtbot.addWidget(plots)
+    plots.show()
+    left = plots.sweep.getAxis("left")
+    assert not left.style["showValues"]  # no point: no 2-3-4 made up
+    assert plots.compression.getAxis("left").style["showValues"]
+    plots.add([767], [5], [3.1], [], [1024])
+    plots.refresh()
+    assert left.style["showValues"] and plots.sweep_labels
+    plots.reset()  # a new run: the last run's point and its figure go too
+    plots.refresh()
+    assert not left.style["showValues"] and not plots.sweep_labels
+    xs, _ = plots.sweep_curve.getData()
+    assert xs is None or len(xs) == 0
+
+
+def test_the_live_sentence_is_drawn_in_the_token_font_in_the_window(qapp: QApplication, session: Session) -> None:
+    """The pane gives its views their fonts while it is built; putting its content in place must
+    not drop them (the sentence showed in the 9 pt UI font, its space marks unreadable)."""
+    window = open_window(qapp, session, (1280, 800, "light", False), "training")
+    try:
+        view = window.panes["training"].demo.view
+        for font in (view.font(), view.document().defaultFont()):
+            assert (font.family(), font.pointSize()) == (session.font.family(), session.font.pointSize())
+    finally:
+        close_window(qapp, window)
+
+
+def test_the_settings_show_whole_at_presentation_size_on_a_projector(qapp: QApplication, session: Session) -> None:
+    window = open_window(qapp, session, (1920, 1080, "light", True), "training")
+    try:
+        settle(qapp, window)
+        form = window.panes["training"].form
+        combos = [combo for combo in form.findChildren(QComboBox) if combo.isVisible()]
+        assert len(combos) >= 3
+        for combo in combos:  # "cl100k: GPT-4 / cl100k_base", "built-in (streams every merge)", ...
+            assert combo_shown_text(combo) == combo.currentText(), combo.currentText()
+        name = form.name_edit
+        assert name.fontMetrics().horizontalAdvance(name.placeholderText()) <= name.contentsRect().width() - 4
+        pane = window.panes["training"]  # and beside them the merges table whole, the plots with room
+        assert pane.table.horizontalScrollBar().maximum() == 0
+        assert pane.plots_panel.width() >= 400
+    finally:
+        close_window(qapp, window)
+    window = open_window(qapp, session, (1280, 800, "light", False), "training")
+    try:  # normal size: the column as it was, the merges and plots keep their room
+        assert window.panes["training"].content.sizes()[0] <= 400
+    finally:
+        close_window(qapp, window)
+
+
+def _caption(left: bytes, right: bytes) -> str:
+    """The status line for the merge `left` + `right` while a run merges, as plain text."""
+    vocab = [bytes([b]) for b in range(256)] + [left, right]
+    merge = Merge(0, 256, 257, 258, left + right, 3, 100)
+    run = SimpleNamespace(state=MERGING, stage="merging", merges=[merge], target=9, counting=None)
+    document = QTextDocument()
+    document.setHtml(status_html(run, vocab, None))  # type: ignore[arg-type]
+    return document.toRawText()  # (toPlainText would make no-break spaces plain ones)
+
+
+def _left_edges(text: str, width: float = 4000.0) -> tuple[dict[int, float], list[int]]:
+    """Each character's left edge in a line laid out as the status label lays it out, and where
+    lines start when it wraps at `width`."""
+    layout = QTextLayout(text, QFont())
+    layout.beginLayout()
+    starts = []
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(width)
+        starts.append(line.textStart())
+    layout.endLayout()
+    edges = {}
+    for index in range(len(text)):
+        xs = [point.x() for run in layout.glyphRuns(index, 1) for point in run.positions()]
+        if xs:
+            edges[index] = min(xs)
+    return edges, starts
+
+
+def test_an_arabic_merge_in_the_caption_keeps_its_place_and_its_order(qapp: QApplication) -> None:
+    text = _caption(" ".encode(), "ال ".encode())  # "merge 1 of 9: ' ' + 'ال ' → ' ال ' (seen 3 times)"
+    edges, _ = _left_edges(text)
+    plus, arrow, seen = text.index("+"), text.index("→"), text.index("(seen")
+    alef, lam = text.index("ا"), text.index("ل")  # the right part's letters, in logical order
+    assert edges[plus] < edges[alef] and edges[plus] < edges[lam] < edges[arrow] < edges[seen]
+    assert edges[lam] < edges[alef]  # right to left inside its quotes: alef on the right
+    last_alef, last_lam = text.rindex("ا"), text.rindex("ل")  # the new token, after the arrow
+    assert edges[arrow] < edges[last_lam] < edges[last_alef] < edges[seen]
+
+
+def test_a_wrapped_caption_never_breaks_inside_a_quoted_token(qapp: QApplication) -> None:
+    text = _caption(b" ret", b"urn urn")
+    quotes = [index for index, char in enumerate(text) if char == "'"]
+    inside = {i for a, b in zip(quotes[::2], quotes[1::2]) for i in range(a + 1, b + 1)}
+    widest = max(QFontMetricsF(QFont()).horizontalAdvance(text[a:b + 1]) for a, b in zip(quotes[::2], quotes[1::2]))
+    for width in range(int(widest) + 2, 500, 7):  # (a line narrower than a token must cut it)
+        _, starts = _left_edges(text, width)
+        assert not inside & set(starts[1:]), (width, [text[s:s + 6] for s in starts])
+
+
+def test_before_a_run_the_sentence_starts_in_view_and_the_plots_message_is_whole(
+        qapp: QApplication, session: Session) -> None:
+    window = open_window(qapp, session, (1280, 800, "light", True), "training")
+    try:
+        pane = window.panes["training"]
+        assert pane.demo.edit.cursorPosition() == 0  # "The quick...", not "...ick brown fox"
+        message = pane.plots_panel.empty
+        assert message.isVisible()
+        assert message.height() >= message.heightForWidth(message.width())  # no line cut at the bottom
+    finally:
+        close_window(qapp, window)
+
+
+def test_the_live_sentence_shows_its_lines_of_boxes_whole(qapp: QApplication, session: Session) -> None:
+    """Before any merge a sentence is one box per byte: its first VIEW_LINES lines of boxes fit,
+    none cut in half (box lines are taller than the font's line spacing); a short one takes one line."""
+    window = open_window(qapp, session, (1280, 800, "light", True), "training")
+    try:
+        demo = window.panes["training"].demo
+        demo.set_sentence("%s: イメージ名 '%s' からパスの要素が取り除かれました。")
+        qapp.processEvents()
+        assert demo.view.content_height() > demo.view.lines_height(VIEW_LINES)  # (more than fits: it scrolls)
+        margin = demo.view.document().documentMargin()  # (below the last line shown, the next begins)
+        assert demo.view.height() >= demo.view.lines_height(VIEW_LINES) - margin - 2
+        demo.set_sentence("The cat sat.")  # one line of boxes: the plots get the rest
+        qapp.processEvents()
+        assert demo.view.lines_height(1) <= demo.view.height() < demo.view.lines_height(2)
+    finally:
+        close_window(qapp, window)
+
+
+def test_how_a_run_ended_is_shown_whole_at_presentation_size(qapp: QApplication, qtbot: QtBot,
+                                                            session: Session) -> None:
+    """While a run goes on the status keeps two lines (no re-layout of the plots per merge); once it
+    has ended it is as tall as its text ('Stopped early ... The last, merge ...' took four lines)."""
+    window = open_window(qapp, session, (1280, 800, "light", True), "training")
+    try:
+        pane = window.panes["training"]
+        session.set_corpus(Corpus((Source.pasted("low lower lowest newer newest wider widest " * 30),)))
+        pane.form.set_vocab_size(1024)
+        assert pane.start(step=True)
+        qtbot.waitUntil(lambda: pane.model.rowCount() == 1, timeout=30_000)
+        two_lines = pane.status.height()
+        assert two_lines == pane.status.maximumHeight()
+        pane.run.resume()
+        qtbot.waitUntil(lambda: not pane.run.is_running, timeout=30_000)
+        settle(qapp, window)
+        status = pane.status
+        assert "Stopped early" in status.text()
+        assert status.heightForWidth(status.width()) > two_lines  # (long: the case)
+        assert status.height() >= status.heightForWidth(status.width())
+        assert window.size() == QSize(1280, 800)
+    finally:
+        close_window(qapp, window)
