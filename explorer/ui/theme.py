@@ -42,6 +42,9 @@ KIND_HUES: dict[str, dict[str, str]] = {
 # The colours text and the page take in each theme (apply_theme uses the same).
 TEXT = {False: "#1f1f1f", True: "#e8eaed"}
 BASE = {False: "#ffffff", True: "#17181a"}
+# Fusion fills a check box's square with Base and outlines it with the window's colour darkened,
+# which in the dark theme leaves an unchecked box black on near-black: give it a grey face there.
+INDICATOR_BASE = {False: BASE[False], True: "#4a4d52"}
 BASE_POINT_SIZE = 11
 PRESENTATION_POINT_SIZE = 20
 
@@ -129,6 +132,10 @@ def apply_theme(app: QApplication, theme: str) -> None:
         palette.setColor(role, QColor(value))
     apply_disabled_colors(palette, dark)
     app.setPalette(palette)
+    indicators = QPalette(palette)  # (a class's palette: set again at every theme change, so light undoes dark)
+    indicators.setColor(QPalette.ColorRole.Base, QColor(INDICATOR_BASE[dark]))
+    for kind in ("QCheckBox", "QRadioButton"):
+        app.setPalette(indicators, kind)
     app.setStyleSheet(CONTROLS_STYLESHEET)
     app.setProperty("explorer_dark", dark)
 

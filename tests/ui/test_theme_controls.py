@@ -6,9 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QMenu, QPushButton, QToolButton
+from PySide6.QtWidgets import (QApplication, QCheckBox, QMenu, QPushButton, QRadioButton, QStyle,
+                               QStyleOptionButton, QToolButton)
 from pytestqt.qtbot import QtBot
 
+from explorer.core.contrast import contrast_ratio
 from explorer.ui.theme import apply_theme
 
 
@@ -19,6 +21,8 @@ def theme(request: pytest.FixtureRequest, qapp: QApplication) -> Iterator[str]:
     yield request.param
     qapp.setStyleSheet(sheet)
     qapp.setPalette(palette)
+    for kind in ("QCheckBox", "QRadioButton"):
+        qapp.setPalette(palette, kind)
     qapp.setStyle(style)
 
 
@@ -72,3 +76,22 @@ def test_a_disabled_button_looks_disabled(qtbot: QtBot, theme: str) -> None:
         button.show()
         images.append(button.grab().toImage())
     assert images[0] != images[1]
+
+
+@pytest.mark.parametrize("kind", [QCheckBox, QRadioButton])
+def test_an_unchecked_box_stands_out_from_the_window(qtbot: QtBot, theme: str, kind: type) -> None:
+    """In the dark theme Fusion's square was near-black on near-black ("Naive encode beside it")."""
+    box = kind("Naive encode beside it")
+    qtbot.addWidget(box)
+    box.show()
+    option = QStyleOptionButton()
+    box.initStyleOption(option)
+    element = (QStyle.SubElement.SE_CheckBoxIndicator if kind is QCheckBox
+               else QStyle.SubElement.SE_RadioButtonIndicator)
+    square = box.style().subElementRect(element, option, box)
+    image = box.grab().toImage()
+    window = box.palette().color(QPalette.ColorRole.Window).name()
+    inks = {image.pixelColor(x, y).name() for x in range(square.left(), square.right() + 1)
+            for y in range(square.top(), square.bottom() + 1)}  # its outline and its face
+    best = max(inks, key=lambda ink: contrast_ratio(ink, window))
+    assert contrast_ratio(best, window) >= 1.5, f"the box at most {best} on the window's {window}"
