@@ -17,7 +17,7 @@ from explorer.core.text.chars import visible
 from explorer.core.text.utf8 import REPLACEMENT, stream_decode
 from explorer.ui.bytes import create_pane
 from explorer.ui.bytes.examples import ENGLISH_ORDER, EXAMPLES, HINDI_ORDER
-from explorer.ui.bytes.model import BITS_ROLE, COL_CODE, COL_HEX, COL_NAME, COL_SCRIPT, COL_TOKENS, CUT_ROLE
+from explorer.ui.bytes.model import BITS_ROLE, COL_CHAR, COL_CODE, COL_HEX, COL_NAME, COL_SCRIPT, COL_TOKENS, CUT_ROLE
 from explorer.ui.bytes.pane import BytesPane
 from explorer.ui.session import Session
 
@@ -260,3 +260,10 @@ def test_tokens_pane_buttons_carry_the_prompt(qtbot: QtBot, session: Session) ->
     chunks = window.panes["chunks"]
     qtbot.waitUntil(lambda: "".join(c.text for c in chunks.columns[0].view.chunks) == "मावा 🎂", timeout=5000)
     session.unsaved.clear()
+
+
+def test_a_combining_mark_stands_on_a_dotted_circle(qtbot: QtBot, pane: BytesPane) -> None:
+    """Alone in its cell a Thai tone mark was drawn above nothing, cut by the strip's top edge."""
+    pane.editor.setPlainText("น้ำ")
+    qtbot.waitUntil(lambda: pane.model.rowCount() == 3, timeout=2000)
+    assert [cell(pane, row, COL_CHAR) for row in range(3)] == ["น", "◌้", "ำ"]  # (SARA AM is a letter)

@@ -193,6 +193,16 @@ def glyph(char: str) -> str:
     return shown
 
 
+def glyph_alone(char: str) -> str:
+    """`glyph` for a character in a cell of its own: a combining mark sits on a dotted circle, as
+    Unicode shows marks alone (alone, a Thai tone mark is drawn above nothing, cut by the cell's top).
+
+    >>> glyph_alone("\u0e49"), glyph_alone("a")
+    ('◌้', 'a')
+    """
+    return "\u25cc" + char if unicodedata.category(char).startswith("M") else glyph(char)
+
+
 @lru_cache(maxsize=1)
 def _script_patterns() -> list[tuple[str, regex.Pattern[str]]]:
     return [(name, regex.compile(rf"\p{{Script={name}}}")) for name in (*COMMON_SCRIPTS, *_other_scripts())]

@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from explorer.core.text.chars import CharInfo, glyph, scripts_used_with
+from explorer.core.text.chars import CharInfo, glyph_alone, scripts_used_with
 
 COLUMNS = ("#", "Char", "Code point", "Name", "Script", "UTF-8", "Bits", "Tokens")
 COL_INDEX, COL_CHAR, COL_CODE, COL_NAME, COL_SCRIPT, COL_HEX, COL_BITS, COL_TOKENS = range(len(COLUMNS))
@@ -63,7 +63,7 @@ class CharTableModel(QAbstractTableModel):
         if column == COL_INDEX:
             return str(info.index)
         if column == COL_CHAR:
-            return glyph(info.char)
+            return glyph_alone(info.char)
         if column == COL_CODE:
             return info.code_point
         if column == COL_NAME:

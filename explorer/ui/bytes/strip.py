@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QMouseEvent, QPainter, Q
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from explorer.core.sources.tokenizer import Token
-from explorer.core.text.chars import CharInfo, glyph, visible
+from explorer.core.text.chars import CharInfo, glyph_alone, visible
 from explorer.core.text.utf8 import REPLACEMENT, StreamStep, byte_role
 from explorer.ui.bytes.roles import pending_color, replacement_color, role_color, token_color_name
 
@@ -147,7 +147,7 @@ class ByteStrip(QWidget):
         band_height = self.band_height
         for index, info in enumerate(self.chars):
             size = len(info.data)
-            group = max(size * cell, metrics.horizontalAdvance(glyph(info.char)) + 10)
+            group = max(size * cell, metrics.horizontalAdvance(glyph_alone(info.char)) + 10)
             if x + group > usable and index > first:
                 self.bands.append(_Band(top, first, index))
                 x, top, first = self.gutter, top + band_height + BAND_GAP, index
@@ -235,9 +235,10 @@ class ByteStrip(QWidget):
             painter.fillRect(QRectF(left, tops[0], right - left, group_bottom - tops[0]),
                              self.palette().color(QPalette.ColorRole.Highlight).lighter(170) if not self.dark
                              else self.palette().color(QPalette.ColorRole.Highlight).darker(200))
-        shown = glyph(info.char)
-        painter.setFont(self.glyph_font if len(shown) == 1 else self.bold_small)
-        painter.setPen(self._muted() if shown != info.char else self._text())
+        shown = glyph_alone(info.char)
+        itself = shown.endswith(info.char)  # (or a name: ZWJ, VS16, a whitespace symbol)
+        painter.setFont(self.glyph_font if itself or len(shown) == 1 else self.bold_small)
+        painter.setPen(self._text() if itself else self._muted())
         painter.drawText(QRectF(left, tops[0], right - left, heights[0]), Qt.AlignmentFlag.AlignCenter, shown)
         painter.setFont(self.small_font)
         painter.setPen(self._muted())
