@@ -193,3 +193,27 @@ def test_how_a_run_ended_is_shown_whole_at_presentation_size(qapp: QApplication,
         assert window.size() == QSize(1280, 800)
     finally:
         close_window(qapp, window)
+
+
+def test_a_wide_merges_table_gives_the_parts_their_share(qapp: QApplication, session: Session) -> None:
+    """At 1920x1080 the parts kept 5 characters ('<E8 …', 'ありが…') while the new token had 340 px."""
+    from explorer.ui.training.model import LEFT, NEW, RIGHT
+
+    window = open_window(qapp, session, (1920, 1080, "light", False), "training")
+    try:
+        settle(qapp, window)
+        table = window.panes["training"].table
+        part = QFontMetricsF(session.font).horizontalAdvance("<E8 9F>") + 12  # (the parts' token font)
+        for column in (LEFT, RIGHT):
+            assert table.columnWidth(column) >= part, (column, table.columnWidth(column), part)
+        assert table.columnWidth(NEW) >= table.columnWidth(LEFT)
+        assert table.horizontalScrollBar().maximum() == 0
+    finally:
+        close_window(qapp, window)
+    window = open_window(qapp, session, (1280, 800, "light", True), "training")
+    try:  # no room: the parts at their least again, the table whole or pinned as before
+        settle(qapp, window)
+        table = window.panes["training"].table
+        assert table.columnWidth(LEFT) <= table.columnWidth(NEW)
+    finally:
+        close_window(qapp, window)

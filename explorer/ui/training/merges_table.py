@@ -15,13 +15,18 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 
 class FittedColumns(QObject):
-    """Column `stretch` of `table` fills the width left, at least `minimum` px; column 0 pinned."""
+    """Column `stretch` of `table` fills the width left, at least `minimum` px; each of `parts`
+    takes a quarter of the room the text columns share, at least `part_minimum` px (with the parts
+    at their least, a wide table gave the new token 340 px beside parts cut to '<E8 …'); column 0
+    pinned."""
 
-    def __init__(self, table: QTableView, stretch: int) -> None:
+    def __init__(self, table: QTableView, stretch: int, parts: tuple[int, ...] = ()) -> None:
         super().__init__(table)
         self.table = table
         self.stretch = stretch
+        self.parts = parts
         self.minimum = 0
+        self.part_minimum = 0
         header = table.horizontalHeader()
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Fixed)  # set here, to fit (see fit)
         header.setStretchLastSection(False)
@@ -54,9 +59,23 @@ class FittedColumns(QObject):
         table.horizontalScrollBar().rangeChanged.connect(lambda *_: self._place())
         table.viewport().installEventFilter(self)
 
-    def set_minimum(self, minimum: int) -> None:
-        self.minimum = minimum
+    def set_minimum(self, minimum: int, part_minimum: int = 0) -> None:
+        self.minimum, self.part_minimum = minimum, part_minimum
+        self._share()
         self.fit()
+
+    def _share(self) -> None:
+        """The parts' widths from the view's (at a resize or a new font, so a part the user widens
+        keeps its width until then)."""
+        if not self.parts:
+            return
+        header = self.table.horizontalHeader()
+        fixed = sum(header.sectionSize(c) for c in range(header.count())
+                    if c != self.stretch and c not in self.parts and not header.isSectionHidden(c))
+        width = max(self.part_minimum, (self.table.viewport().width() - fixed) // 4)
+        for column in self.parts:
+            if header.sectionSize(column) != width:
+                header.resizeSection(column, width)
 
     def fit(self) -> None:
         """The stretching column's width from the view's width and the other columns'."""
@@ -93,5 +112,6 @@ class FittedColumns(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         # (events reach the filter while the table is being destroyed: then there is nothing to fit)
         if event.type() == QEvent.Type.Resize and shiboken6.isValid(self.table) and watched is self.table.viewport():
+            self._share()
             self.fit()
         return super().eventFilter(watched, event)

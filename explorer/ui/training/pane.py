@@ -120,11 +120,11 @@ class TrainingPane(Pane):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         header = self.table.horizontalHeader()
         for column in range(len(COLUMNS)):
-            # the new token is the two parts together: it gets the room left (FittedColumns), the parts a fixed share
+            # the new token is the two parts together: it gets the room left (FittedColumns), the parts a quarter each
             mode = {LEFT: QHeaderView.ResizeMode.Interactive,
                     RIGHT: QHeaderView.ResizeMode.Interactive}.get(column, QHeaderView.ResizeMode.Fixed)
             header.setSectionResizeMode(column, mode)
-        self.columns = FittedColumns(self.table, NEW)
+        self.columns = FittedColumns(self.table, NEW, parts=(LEFT, RIGHT))
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
         table_layout.addWidget(self.table, 1)
@@ -582,9 +582,7 @@ class TrainingPane(Pane):
         for column, width in ((RANK, 7), (ID, 6), (COUNT, 8), (TIE, 5)):  # room for 100,000 / 200000 / 1,000,000
             self.table.horizontalHeader().resizeSection(column, digits * width + 12)
         letters = QFontMetrics(font).horizontalAdvance("0")
-        for column in (LEFT, RIGHT):
-            self.table.horizontalHeader().resizeSection(column, letters * PART_CHARS + 12)
-        self.columns.set_minimum(letters * NEW_CHARS + 12)  # narrower, and the table scrolls sideways
+        self.columns.set_minimum(letters * NEW_CHARS + 12, letters * PART_CHARS + 12)  # (narrower: it scrolls sideways)
         metrics_height = max(font.pointSize() * 2, 20)
         self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
         status_font = QFont(self.font().family(), max(font.pointSize(), 10))
