@@ -247,10 +247,16 @@ class SentencePieceTokenizer(ListedVocabulary):
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """sentencepiece's decoding before UTF-8: control tokens vanish, <unk> is ` ⁇ `, and the first
         piece loses the `▁` the encoder put in front."""
+        return b"".join(self._runs(ids))
+
+    def _runs(self, ids: Iterable[int]) -> list[bytes]:
+        """`decode_bytes` cut at each control token: sentencepiece decodes each run to text on its
+        own, so the two bytes of a character with a control token between them are two U+FFFD."""
         ids = ids if isinstance(ids, (list, tuple)) else list(ids)
         join_token_bytes(self._vocab, ids)  # raises for an id that does not exist
         strip = bool(self.model.normalizer.add_dummy_prefix or self.model.normalizer.remove_extra_whitespaces)
         out: list[bytes] = []
+        runs: list[bytes] = []
         expecting, written = True, False  # a leading `▁` to drop; anything written yet
         for token_id in ids:
             kind = self.model.pieces[token_id].type
@@ -261,6 +267,8 @@ class SentencePieceTokenizer(ListedVocabulary):
             if written:
                 expecting = False
             if kind == CONTROL:
+                runs.append(b"".join(out))
+                out.clear()
                 continue
             if kind == UNKNOWN:
                 out.append(self.model.unk_surface.encode("utf-8"))
@@ -273,11 +281,12 @@ class SentencePieceTokenizer(ListedVocabulary):
             out.append(piece.replace(SPACE, " ").encode("utf-8"))
             written = written or bool(piece)
             expecting = expecting and not dropped
-        return b"".join(out)
+        runs.append(b"".join(out))
+        return runs
 
     def decode(self, ids: Iterable[int]) -> str:
         """As sentencepiece decodes: each byte that is not part of a valid character is one U+FFFD."""
-        return self.decode_bytes(ids).decode("utf-8", errors="surrogateescape").translate(_ESCAPED)
+        return "".join(run.decode("utf-8", errors="surrogateescape") for run in self._runs(ids)).translate(_ESCAPED)
 
     # Views
 
