@@ -8,16 +8,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QRect, QSettings
+from PySide6.QtCore import QEvent, QPoint, QRect
 from PySide6.QtGui import QFontMetrics, QHelpEvent, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QComboBox, QToolTip
 from pytestqt.qtbot import QtBot
 
 from explorer.ui.main_window import MainWindow
-from explorer.ui.session import Session
-from explorer.ui.settings import Settings
 from explorer.ui.theme import apply_theme
-from tests.ui.windows import close_window, configuration_id, open_window, settle
+from tests.ui.windows import configuration_id, session_window, settle
 
 CONFIGURATIONS = [(1280, 800, "light", True), (1280, 800, "dark", True), (1920, 1080, "dark", True),
                   (1280, 800, "light", False)]
@@ -27,11 +25,8 @@ TEXTS = {"English": "HOW'S it going? how's it going?\nOrder 1234567 costs 3.14\n
 
 @pytest.fixture(params=CONFIGURATIONS, ids=configuration_id)
 def window(qapp: QApplication, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[MainWindow]:
-    session = Session(Settings(QSettings(str(tmp_path / "chunks.ini"), QSettings.Format.IniFormat)))
-    window = open_window(qapp, session, request.param, "chunks")
-    yield window
-    close_window(qapp, window)
-    session.shutdown()
+    with session_window(qapp, tmp_path / "chunks.ini", request.param, "chunks") as window:
+        yield window
 
 
 def tooltip_of(combo: QComboBox) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings, QSize, Qt
+from PySide6.QtCore import QPoint, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QApplication, QGraphicsView, QLabel, QRubberBand,
@@ -20,10 +20,9 @@ from explorer.core.sources.load import load_tokenizer
 from explorer.ui.main_window import MainWindow
 from explorer.ui.merges.model import COLUMNS
 from explorer.ui.session import Session
-from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE
 from explorer.ui.zoom import minimum_point_size, ui_point_size
-from tests.ui.windows import close_window, configuration_id, open_window, settle
+from tests.ui.windows import configuration_id, session_window, settle
 
 SCRIPTS = {
     "English": "The quick brown fox jumps over the lazy dog, twice: it's 1969 and 600,000,000 people watch. ",
@@ -48,13 +47,8 @@ def tokenizer():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def window(qapp: QApplication, tmp_path: Path, tokenizer, request: pytest.FixtureRequest) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
-    session = Session(Settings(QSettings(str(tmp_path / "layout.ini"), QSettings.Format.IniFormat)))
-    session.set_tokenizer(tokenizer, "o200k_base")
-    window = open_window(qapp, session, request.param, "tokens")
-    yield window
-    close_window(qapp, window)
-    session.shutdown()
-    session.deleteLater()  # (with the window, after the test: tests/ui/conftest.py)
+    with session_window(qapp, tmp_path / "layout.ini", request.param, "tokens", tokenizer, "o200k_base") as window:
+        yield window
 
 
 def configurations() -> list[object]:

@@ -8,15 +8,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QRect, QSettings
+from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
 
 from explorer.core.sources.load import load_tokenizer
 from explorer.ui.main_window import MainWindow
 from explorer.ui.merges.model import COLUMNS
-from explorer.ui.session import Session
-from explorer.ui.settings import Settings
-from tests.ui.windows import close_window, configuration_id, eventually, open_window, settle
+from tests.ui.windows import configuration_id, eventually, session_window, settle
 
 CONFIGURATIONS = [(1280, 800, "light", True), (1280, 800, "dark", False), (1920, 1080, "dark", True),
                   (1920, 1080, "light", False)]
@@ -24,12 +22,9 @@ CONFIGURATIONS = [(1280, 800, "light", True), (1280, 800, "dark", False), (1920,
 
 @pytest.fixture(params=CONFIGURATIONS, ids=configuration_id)
 def window(qapp: QApplication, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[MainWindow]:
-    session = Session(Settings(QSettings(str(tmp_path / "merges.ini"), QSettings.Format.IniFormat)))
-    session.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
-    window = open_window(qapp, session, request.param, "merges")
-    yield window
-    close_window(qapp, window)
-    session.shutdown()
+    with session_window(qapp, tmp_path / "merges.ini", request.param, "merges",
+                        load_tokenizer("o200k_base"), "o200k_base") as window:
+        yield window
 
 
 def shown_whole(widget: QWidget) -> bool:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, QSize
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication
 
@@ -17,9 +17,7 @@ from explorer.core.sources.load import load_tokenizer
 from explorer.ui.eliding_style import combo_shown_text
 from explorer.ui.main_window import MainWindow
 from explorer.ui.merges.trace import TracePanel
-from explorer.ui.session import Session
-from explorer.ui.settings import Settings
-from tests.ui.windows import close_window, configuration_id, eventually, open_window, settle
+from tests.ui.windows import configuration_id, eventually, session_window, settle
 
 CONFIGURATIONS = [(1280, 800, "light", True), (1280, 800, "dark", False), (1920, 1080, "dark", True)]
 SENTENCE = "こんにちは世界。今日はいい天気ですね。"
@@ -32,12 +30,8 @@ def o200k():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(params=CONFIGURATIONS, ids=configuration_id)
 def window(qapp: QApplication, tmp_path: Path, o200k, request: pytest.FixtureRequest) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
-    session = Session(Settings(QSettings(str(tmp_path / "merges.ini"), QSettings.Format.IniFormat)))
-    session.set_tokenizer(o200k, "o200k_base")
-    window = open_window(qapp, session, request.param, "merges")
-    yield window
-    close_window(qapp, window)
-    session.shutdown()
+    with session_window(qapp, tmp_path / "merges.ini", request.param, "merges", o200k, "o200k_base") as window:
+        yield window
 
 
 def test_the_filter_row_shows_every_control_whole(qapp: QApplication, window: MainWindow) -> None:

@@ -8,12 +8,17 @@ smaller than a projector) and settled the same way (no worker still tokenizing o
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
+from explorer.core.sources.tokenizer import Tokenizer
 from explorer.ui.main_window import MainWindow
 from explorer.ui.session import Session
+from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, apply_theme
 
 Configuration = tuple[int, int, str, bool]  # width, height, theme, presentation mode
@@ -69,3 +74,21 @@ def close_window(app: QApplication, window: MainWindow) -> None:
     window.session.unsaved.clear()  # (a Training run: else closing asks about it and waits for an answer)
     window.close()
     apply_theme(app, "light")
+
+
+@contextmanager
+def session_window(app: QApplication, settings: Path, configuration: Configuration, pane: str,
+                   tokenizer: Tokenizer | None = None, spec: str = "") -> Iterator[MainWindow]:
+    """A window with a session of its own (settings in the file `settings`), opened at
+    `configuration` on `pane`. Both are deleted after: a session left alive keeps its panes alive
+    through the lambdas on its signals, a cycle through C++ that the collector cannot see."""
+    session = Session(Settings(QSettings(str(settings), QSettings.Format.IniFormat)))
+    if tokenizer is not None:
+        session.set_tokenizer(tokenizer, spec)
+    window = open_window(app, session, configuration, pane)
+    try:
+        yield window
+    finally:
+        close_window(app, window)
+        session.shutdown()
+        session.deleteLater()  # (with the window, after the test: tests/ui/conftest.py)
