@@ -12,13 +12,10 @@ import threading
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial, reduce
+from functools import reduce
 from itertools import compress, islice, repeat
 from operator import iconcat, is_, not_
 
-from explorer.core.algorithms.piece_encoding import PIECE_LIMIT, PIECE_SAFE, PieceMisses, PieceWindow, look_up
-from explorer.core.algorithms.piece_encoding import fill as fill_pieces
-from explorer.core.algorithms.piece_encoding import windows as piece_windows
 from explorer.core.algorithms.special_tokens import SpecialTokens
 from explorer.core.pretokenization.pretokenize import Pretokenizer
 from explorer.core.sources.tokenizer import SpecialMode
@@ -62,7 +59,6 @@ class CachedEncoding:
 
     def _start_cache(self) -> None:
         self._cache = ChunkCache()
-        self._pieces = ChunkCache()  # piece -> ids (see piece_encoding); a list, as filled
         self._cache_lock = threading.Lock()  # held while a call's new chunks wait unfilled in it
 
     def __getstate__(self) -> dict[str, object]:
@@ -111,82 +107,65 @@ class CachedEncoding:
         return out
 
     def _encode_segment(self, text: str, out: list[int]) -> None:
-        """Append the ids of `text` (no special tokens) to `out`, a window at a time: through the
-        piece cache where the pattern allows (piece_encoding), else through the chunk cache.
+        """Append the ids of `text` (no special tokens) to `out`, a window of pieces at a time.
 
-        A window's new chunks (and pieces) get empty lists (see ChunkCache). The windows that met
-        them wait until _TOGETHER new chunks have come (or _WAITING ids' places, or the text ends),
-        so that they are merged in fewer, bigger numpy calls (0.03 s less on 10 MB); then the
-        lists are filled and the waiting windows go out.
+        A window's new chunks get empty lists (see ChunkCache). The windows that met them wait
+        until _TOGETHER new chunks have come (or _WAITING pieces, or the text ends), so that
+        they are merged in fewer, bigger numpy calls (0.03 s less on 10 MB); then the lists are
+        filled and the waiting windows go out.
         """
         cache, lock = self._cache, self._cache_lock
-        misses: list[PieceMisses] = []  # the waiting windows' new pieces
-        windows: Iterable[object]
-        if self._pretokenizer.regex in PIECE_SAFE:
-            windows, look = piece_windows(text), partial(look_up, self, misses=misses)
-        else:
-            windows, look = self._pretokenizer.iter_pieces(text), partial(map, cache.__getitem__)
         waiting: list[list[Sequence[int]]] = []
-        waited = 0  # places in the waiting windows
-        known = known_pieces = 0  # the chunks and pieces before the waiting windows
+        waited = 0  # pieces in the waiting windows
+        known = 0  # the chunks before the waiting windows
         held = False  # the lock: another thread must not meet (or add to) this call's empty lists
         try:
-            for window in windows:
+            for pieces in self._pretokenizer.iter_pieces(text):
                 if not held:
                     held = lock.acquire(timeout=_LOCK_WAIT)
                     if not held:  # another thread's new chunks wait in the cache: do without it
-                        out += self._without_cache(window)
+                        out += self._without_cache(pieces)
                         continue
-                    known, known_pieces = self._bounded()
-                found = list(look(window))  # a new chunk or piece: an empty list, for now
+                    known = len(cache)
+                    if known > _CACHE_LIMIT:
+                        cache.clear()
+                        known = 0
+                found = list(map(cache.__getitem__, pieces))  # a new chunk: an empty list, for now
                 if len(cache) > known or waiting:
                     waiting.append(found)
                     waited += len(found)
                     if len(cache) - known < _TOGETHER and waited < _WAITING:
                         continue
-                    self._flush(waiting, known, misses, out)
+                    self._flush(waiting, known, out)
                     waited = 0
                 else:
-                    fill_pieces(misses)  # (new pieces of known chunks only)
                     reduce(iconcat, found, out)  # (a warm cache; list += tuple, in C)
                 lock.release()
                 held = False
             if waiting:
-                self._flush(waiting, known, misses, out)
+                self._flush(waiting, known, out)
         except BaseException:  # (a lone surrogate, a pattern's timeout, an interrupt)
-            if held:  # no empty list may stay behind
-                list(map(cache.pop, cache.newest(len(cache) - known)))
-                list(map(self._pieces.pop, self._pieces.newest(len(self._pieces) - known_pieces)))
+            if held:
+                list(map(cache.pop, cache.newest(len(cache) - known)))  # no empty list may stay behind
             raise
         finally:
             if held:
                 lock.release()
 
-    def _bounded(self) -> tuple[int, int]:
-        """The sizes of the chunk and piece caches, each emptied first if it has grown past its limit."""
-        if len(self._cache) > _CACHE_LIMIT:
-            self._cache.clear()
-        if len(self._pieces) > PIECE_LIMIT:
-            self._pieces.clear()
-        return len(self._cache), len(self._pieces)
-
-    def _without_cache(self, window: list[str] | PieceWindow) -> list[int]:
-        """The ids of a window (chunks, or a PieceWindow), for a thread that finds the cache held:
-        the filled entries read, the others (missing, or another call's empty list) merged here
-        and not kept. So the window's encode of a word never waits for a worker's cold encode
-        of a corpus, whose waiting windows hold the cache for up to a few hundred milliseconds."""
-        pieces = self._pretokenizer.pieces(window.text) if isinstance(window, PieceWindow) else window
+    def _without_cache(self, pieces: list[str]) -> list[int]:
+        """The ids of `pieces`, for a thread that finds the cache held: the filled entries read,
+        the others (missing, or another call's empty list) merged here and not kept. So the
+        window's encode of a word never waits for a worker's cold encode of a corpus, whose
+        waiting windows hold the cache for up to a few hundred milliseconds."""
         get, ids = self._cache.get, []
         for piece in pieces:
             ids += get(piece) or self.encode_bytes(piece.encode("utf-8"))
         return ids
 
-    def _flush(self, waiting: list[list[Sequence[int]]], known: int, misses: list[PieceMisses],
-               out: list[int]) -> None:
+    def _flush(self, waiting: list[list[Sequence[int]]], known: int, out: list[int]) -> None:
         """Encode the new chunks of the `waiting` windows (those after the first `known` of the
-        cache), then their new pieces (`misses`), append the windows' ids to `out`."""
+        cache), append the windows' ids to `out`."""
         self._fill(len(self._cache) - known)
-        fill_pieces(misses)
         for found in waiting:
             reduce(iconcat, found, out)
         waiting.clear()
