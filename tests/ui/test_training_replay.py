@@ -1,0 +1,64 @@
+"""A run's records reach the window in slices: Hugging Face's merges all arrive at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.core.algorithms.train import Merge
+from explorer.core.algorithms.training_run import Learned, MergeStage, RunSummary, TrainingSettings
+from explorer.core.corpora.corpus_sources import Corpus, Source
+from explorer.ui.training.run import REPLAY_SLICE, TrainingRun
+from explorer.ui.workers import Job
+
+MERGES = [Merge(rank, 97, 98, 256 + rank, b"ab", 5000 - rank, 100_000 - rank) for rank in range(5000)]
+
+
+class OneJob:
+    """Workers that hand the run a job the test drives (its signals, as the relay sends them)."""
+
+    def __init__(self) -> None:
+        self.job = Job("training")
+
+    def start_process(self, *args: Any, **kwargs: Any) -> Job:
+        return self.job
+
+
+def started_run() -> tuple[TrainingRun, Job, list[str], list[int]]:
+    run = TrainingRun(Corpus((Source.pasted("ab ab"),)), TrainingSettings(256 + len(MERGES), engine="hf"))
+    workers = OneJob()
+    run.start(workers)  # type: ignore[arg-type]
+    ended: list[str] = []
+    added: list[int] = []
+    run.ended.connect(ended.append)
+    run.merges_added.connect(lambda merges: added.append(len(merges)))
+    return run, workers.job, ended, added
+
+
+def send_all(job: Job, items: list[object], batch: int = 512) -> None:
+    """Every batch in one go, as the batches the relay queued are delivered in one event-loop turn."""
+    for start in range(0, len(items), batch):
+        job.batch_ready.emit(items[start:start + batch])
+
+
+def test_merges_arriving_at_once_are_taken_in_a_slice_per_turn(qtbot) -> None:  # type: ignore[no-untyped-def]
+    run, job, ended, added = started_run()
+    send_all(job, [MergeStage(len(MERGES), 100_000, 1, 0, ()), *(Learned(m, -1) for m in MERGES)])
+    job.finished.emit(RunSummary(len(MERGES), False))
+    assert len(run.merges) <= REPLAY_SLICE and not ended  # this turn took one slice; the rest wait their turn
+    qtbot.waitUntil(lambda: bool(ended), timeout=10_000)
+    assert run.merges == MERGES and ended == ["finished"] and run.state == "finished"
+    assert sum(added) == len(MERGES) and max(added) <= REPLAY_SLICE
+    assert run.largest_slice <= REPLAY_SLICE
+    assert run.summary == RunSummary(len(MERGES), False)
+
+
+def test_the_end_comes_after_every_record_sent_before_it(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Cancelled (or failed) with merges still to take in: they are all kept, then the run ends."""
+    for end, state in ((lambda job: job.cancelled.emit(), "cancelled"),
+                       (lambda job: job.failed.emit("out of memory"), "failed")):
+        run, job, ended, _ = started_run()
+        send_all(job, [MergeStage(len(MERGES), 100_000, 1, 0, ()), *(Learned(m, -1) for m in MERGES[:3000])])
+        end(job)
+        qtbot.waitUntil(lambda: bool(ended), timeout=10_000)
+        assert run.merges == MERGES[:3000] and ended == [state] and run.state == state
+        assert run.error == ("out of memory" if state == "failed" else "")
