@@ -90,3 +90,15 @@ def test_a_trained_tokenizer_is_listed_taken_up_and_shown_in_turns_of_their_own(
     assert session.tokenizer is pane.tokenizer and session.tokenizer_spec == f"trained:{pane.tokenizer.name}"
     assert pane.tokenizer.name in session.trained and pane.tokenizer.name in session.unsaved
 
+
+def test_showing_split_characters_imports_nothing_on_the_gui_thread() -> None:
+    """The Tokens pane's first text under a new tokenizer: `np.unique` would import numpy.ma there
+    (23 ms of the frame that shows a trained tokenizer)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from explorer.ui.tokens.display import glued; "
+            "print(glued('a\\u093e', np.array([0, 1, 1]), np.array([0, 4, 2])).tolist(), "  # a vowel sign cut in two
+            "glued('ab', np.array([0, 1]), np.array([0, 0])).tolist(), 'numpy.ma' in sys.modules)")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.split() == ["[1,", "2]", "[]", "False"]
