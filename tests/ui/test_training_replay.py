@@ -102,3 +102,26 @@ def test_showing_split_characters_imports_nothing_on_the_gui_thread() -> None:
             "glued('ab', np.array([0, 1]), np.array([0, 0])).tolist(), 'numpy.ma' in sys.modules)")
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.split() == ["[1,", "2]", "[]", "False"]
+
+
+def test_after_a_hugging_face_run_the_sentence_shows_every_merge(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    """While its merges pour in, the sentence is redrawn on ticks of its own: in the end it has
+    every merge, as the core's SentenceTokens gives it."""
+    from explorer.core.algorithms.demo_sentence import SentenceTokens
+    from explorer.ui.training import create_pane
+
+    pane = create_pane(session)
+    qtbot.addWidget(pane)
+    from explorer.core.corpora.corpus_sources import sample_sources
+
+    session.set_corpus(Corpus(tuple(s for s in sample_sources() if s.path.endswith("english.txt"))))
+    pane.form.set_rules("hf")
+    pane.form.set_vocab_size(1000)
+    pane.form.engine_combo.setCurrentIndex(pane.form.engine_combo.findData("hf"))
+    pane.demo.set_sentence("the cat sat on the hat", edited=True)
+    assert pane.start()
+    qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=30_000)
+    assert pane.run is not None and len(pane.model.merges) == len(pane.run.merges) > 600
+    expected = SentenceTokens("the cat sat on the hat", "cl100k")
+    expected.apply_merges(pane.run.merges)
+    assert pane.demo.tokens.applied == len(pane.run.merges) and pane.demo.tokens.ids() == expected.ids()

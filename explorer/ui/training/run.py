@@ -26,8 +26,8 @@ RATE_WINDOW_SECONDS = 2.0
 # Records taken in per event-loop turn at most. Hugging Face's 32,512 merges reach the window all
 # at once, 64 batches queued together; handled as they came, one turn took 20-30 ms of the GUI
 # thread's own time (their records, the table and plots fed from them) and the window stalled
-# 55-100 ms. In slices, each turn costs a few milliseconds and the window paints in between.
-REPLAY_SLICE = 1024
+# 55-100 ms. In slices (a batch's worth), each turn costs a few milliseconds and the window paints in between.
+REPLAY_SLICE = 512
 
 # States, in words the status line can use.
 IDLE, STARTING, COUNTING, MERGING, PAUSED, FINISHED, CANCELLED, FAILED = (
