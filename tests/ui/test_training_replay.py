@@ -125,3 +125,34 @@ def test_after_a_hugging_face_run_the_sentence_shows_every_merge(qtbot, session)
     expected = SentenceTokens("the cat sat on the hat", "cl100k")
     expected.apply_merges(pane.run.merges)
     assert pane.demo.tokens.applied == len(pane.run.merges) and pane.demo.tokens.ids() == expected.ids()
+
+
+def test_a_hugging_face_runs_plots_are_filled_and_shown_in_turns_of_their_own(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    """Their curves and labels in one turn, shown (and painted) in the next: together they were
+    one frame of 50-100 ms at the end of a 32,768 run."""
+    from PySide6.QtCore import QTimer
+
+    from explorer.core.corpora.corpus_sources import sample_sources
+    from explorer.ui.training import create_pane
+
+    pane = create_pane(session)
+    qtbot.addWidget(pane)
+    session.set_corpus(Corpus(tuple(s for s in sample_sources() if s.path.endswith("english.txt"))))
+    pane.form.set_rules("hf")
+    pane.form.set_vocab_size(600)
+    pane.form.engine_combo.setCurrentIndex(pane.form.engine_combo.findData("hf"))
+    turn = [0]
+    ticker = QTimer()
+    ticker.setInterval(0)
+    ticker.timeout.connect(lambda: turn.__setitem__(0, turn[0] + 1))
+    ticker.start()
+    refreshed: list[int] = []
+    shown: list[int] = []
+    refresh, show = pane.plots.refresh, pane.plots_panel.show_plots
+    pane.plots.refresh = lambda: (refreshed.append(turn[0]), refresh())[1]  # type: ignore[method-assign]
+    pane.plots_panel.show_plots = lambda on: (shown.append(turn[0]) if on else None, show(on))[1]  # type: ignore[method-assign]
+    assert pane.start()
+    qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=30_000)
+    ticker.stop()
+    assert shown and refreshed and shown[-1] > refreshed[-1]
+    assert pane.plots_panel.showing_plots and len(pane.plots.count.x) == len(pane.run.merges)  # type: ignore[union-attr]
