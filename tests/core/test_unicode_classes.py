@@ -276,3 +276,11 @@ def test_tiktoken_and_tokenizers_disagree_on_join_controls_in_w() -> None:
     assert Pretokenizer(r"\w+|\W+", "tiktoken").pieces("a\u200db") == ["a\u200db"]
     assert Pretokenizer(r"\w+|\W+", "tokenizers").pieces("a\u200db") == ["a", "\u200d", "b"]
     assert not disagreements("a\u200db\U0003EA9D", [r"\p{L}", r"\p{N}", r"\s"])  # the same tables otherwise
+
+
+def test_pretokenizers_of_one_pattern_share_their_differing_characters() -> None:
+    """Each new tokenizer's pretokenizer used to build the ~17,500 characters again on its first
+    text, on the GUI thread when a trained tokenizer arrives: they are built once."""
+    first, second = Pretokenizer("cl100k", "tokenizers"), Pretokenizer("cl100k", "tokenizers")
+    assert first.pieces("héllo wörld") == second.pieces("héllo wörld") == ["héllo", " wörld"]
+    assert first._differing._chars is second._differing._chars and len(first._differing._chars) > 1000

@@ -72,8 +72,12 @@ def glued(text: str, starts: np.ndarray, flags: np.ndarray) -> np.ndarray:
 def _is_mark(codes: np.ndarray) -> np.ndarray:
     """Whether each code point is a combining mark (Mn, Mc, Me), asked of unicodedata once per
     distinct one: a table of every code point took 0.1-0.14 s on the GUI thread, the first time
-    a tokenizer's tokens were shown (a stall of 100 ms as a trained tokenizer arrived)."""
-    distinct = np.unique(codes).tolist()
+    a tokenizer's tokens were shown (a stall of 100 ms as a trained tokenizer arrived). A set, not
+    `np.unique`: its first call imports numpy.ma, 23 ms more on the GUI thread at that moment (as
+    does `np.isin` of nothing)."""
+    if not len(codes):
+        return np.zeros(0, np.bool_)
+    distinct = set(codes.tolist())
     return np.isin(codes, [code for code in distinct if unicodedata.category(chr(code))[0] == "M"])
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import gc
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from explorer.core.algorithms.train import Merge
 from explorer.core.algorithms.training_eta import HfRunEta
@@ -22,11 +23,24 @@ from explorer.core.corpora.corpus_sources import Corpus
 from explorer.ui.workers import ProcessJob, Workers, freeze_long_lived
 
 RATE_WINDOW_SECONDS = 2.0
+# Records taken in per event-loop turn at most. Hugging Face's 32,512 merges reach the window all
+# at once, 64 batches queued together; handled as they came, one turn took 20-30 ms of the GUI
+# thread's own time (their records, the table and plots fed from them) and the window stalled
+# 55-100 ms. In slices (a batch's worth), each turn costs a few milliseconds and the window paints in between.
+REPLAY_SLICE = 512
 
 # States, in words the status line can use.
 IDLE, STARTING, COUNTING, MERGING, PAUSED, FINISHED, CANCELLED, FAILED = (
     "idle", "starting", "counting", "merging", "paused", "finished", "cancelled", "failed")
 ENDED = (FINISHED, CANCELLED, FAILED)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ending:
+    """How the job ended, queued behind the records it sent before."""
+
+    state: str  # FINISHED, CANCELLED or FAILED
+    payload: object  # the summary, or the failure's message
 
 
 class TrainingRun(QObject):
@@ -54,6 +68,12 @@ class TrainingRun(QObject):
         self._recent: deque[tuple[float, int]] = deque()  # (time, merges) for merges per second
         self.eta: HfRunEta | None = None  # the Hugging Face engine's time left, phase by phase
         self._collector_paused = False
+        # What the job sent, not taken in yet: records, then how the job ended (see _take_in).
+        self._inbox: deque[object] = deque()
+        self._replay = QTimer(self)
+        self._replay.setInterval(0)  # once per event-loop turn
+        self._replay.timeout.connect(self._on_replay_timeout)
+        self.largest_slice = 0  # records taken in within one turn at most (tests check the bound)
 
     # Control
 
@@ -77,9 +97,9 @@ class TrainingRun(QObject):
                                              (self.corpus, self.settings, self.name if self.build else "", self.metadata),
                                              key="training", step_types=(Learned,))
         self.job.batch_ready.connect(self._on_job_batch_ready)
-        self.job.finished.connect(self._on_job_finished)
-        self.job.cancelled.connect(lambda: self._end(CANCELLED))
-        self.job.failed.connect(self._on_job_failed)
+        self.job.finished.connect(lambda summary: self._queue(_Ending(FINISHED, summary)))
+        self.job.cancelled.connect(lambda: self._queue(_Ending(CANCELLED, None)))
+        self.job.failed.connect(lambda message: self._queue(_Ending(FAILED, message)))
         if rate is not None:
             self.play(rate)
         if step:
@@ -166,9 +186,48 @@ class TrainingRun(QObject):
         tokens = self.merges[index].total_tokens if index >= 0 else self.stage.corpus_tokens
         return self.stage.corpus_tokens / tokens if tokens else 0.0
 
-    # Job signals
+    # Job signals, taken in a slice per event-loop turn
 
     def _on_job_batch_ready(self, items: list[object]) -> None:
+        self._inbox.extend(items)
+        self._take_in()
+
+    def _queue(self, ending: _Ending) -> None:
+        self._inbox.append(ending)
+        self._take_in()
+
+    def _take_in(self) -> None:
+        """Take in up to REPLAY_SLICE records now, unless this turn has had its slice: then (and
+        while records wait) the replay timer takes the next slice on the next turn."""
+        if not self._replay.isActive():
+            self._take_slice()
+
+    def _on_replay_timeout(self) -> None:
+        if self._inbox:
+            self._take_slice()
+        else:
+            self._replay.stop()  # a turn without records: the next batch is taken in at once
+
+    def _take_slice(self) -> None:
+        count = min(len(self._inbox), REPLAY_SLICE)
+        items = [self._inbox.popleft() for _ in range(count)]
+        self._replay.start()  # the next turn's slice, or the end of this one's
+        self.largest_slice = max(self.largest_slice, count)
+        ending = items.pop() if items and isinstance(items[-1], _Ending) else None
+        if ending is not None and items:  # the end (the result shown) in a turn of its own
+            self._inbox.appendleft(ending)
+            ending = None
+        if items:
+            self._handle_batch(items)
+        if ending is not None:
+            if ending.state == FINISHED:
+                self._on_job_finished(ending.payload)
+            elif ending.state == FAILED:
+                self._on_job_failed(str(ending.payload))
+            else:
+                self._end(CANCELLED)
+
+    def _handle_batch(self, items: list[object]) -> None:
         merges: list[Merge] = []
         for item in items:
             if isinstance(item, Learned):

@@ -1,0 +1,158 @@
+"""A run's records reach the window in slices: Hugging Face's merges all arrive at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.core.algorithms.train import Merge
+from explorer.core.algorithms.training_run import Learned, MergeStage, RunSummary, TrainingSettings
+from explorer.core.corpora.corpus_sources import Corpus, Source
+from explorer.ui.training.run import REPLAY_SLICE, TrainingRun
+from explorer.ui.workers import Job
+
+MERGES = [Merge(rank, 97, 98, 256 + rank, b"ab", 5000 - rank, 100_000 - rank) for rank in range(5000)]
+
+
+class OneJob:
+    """Workers that hand the run a job the test drives (its signals, as the relay sends them)."""
+
+    def __init__(self) -> None:
+        self.job = Job("training")
+
+    def start_process(self, *args: Any, **kwargs: Any) -> Job:
+        return self.job
+
+
+def started_run() -> tuple[TrainingRun, Job, list[str], list[int]]:
+    run = TrainingRun(Corpus((Source.pasted("ab ab"),)), TrainingSettings(256 + len(MERGES), engine="hf"))
+    workers = OneJob()
+    run.start(workers)  # type: ignore[arg-type]
+    ended: list[str] = []
+    added: list[int] = []
+    run.ended.connect(ended.append)
+    run.merges_added.connect(lambda merges: added.append(len(merges)))
+    return run, workers.job, ended, added
+
+
+def send_all(job: Job, items: list[object], batch: int = 512) -> None:
+    """Every batch in one go, as the batches the relay queued are delivered in one event-loop turn."""
+    for start in range(0, len(items), batch):
+        job.batch_ready.emit(items[start:start + batch])
+
+
+def test_merges_arriving_at_once_are_taken_in_a_slice_per_turn(qtbot) -> None:  # type: ignore[no-untyped-def]
+    run, job, ended, added = started_run()
+    send_all(job, [MergeStage(len(MERGES), 100_000, 1, 0, ()), *(Learned(m, -1) for m in MERGES)])
+    job.finished.emit(RunSummary(len(MERGES), False))
+    assert len(run.merges) <= REPLAY_SLICE and not ended  # this turn took one slice; the rest wait their turn
+    qtbot.waitUntil(lambda: bool(ended), timeout=10_000)
+    assert run.merges == MERGES and ended == ["finished"] and run.state == "finished"
+    assert sum(added) == len(MERGES) and max(added) <= REPLAY_SLICE
+    assert run.largest_slice <= REPLAY_SLICE
+    assert run.summary == RunSummary(len(MERGES), False)
+
+
+def test_the_end_comes_after_every_record_sent_before_it(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Cancelled (or failed) with merges still to take in: they are all kept, then the run ends."""
+    for end, state in ((lambda job: job.cancelled.emit(), "cancelled"),
+                       (lambda job: job.failed.emit("out of memory"), "failed")):
+        run, job, ended, _ = started_run()
+        send_all(job, [MergeStage(len(MERGES), 100_000, 1, 0, ()), *(Learned(m, -1) for m in MERGES[:3000])])
+        end(job)
+        qtbot.waitUntil(lambda: bool(ended), timeout=10_000)
+        assert run.merges == MERGES[:3000] and ended == [state] and run.state == state
+        assert run.error == ("out of memory" if state == "failed" else "")
+
+
+def test_a_trained_tokenizer_is_listed_taken_up_and_shown_in_turns_of_their_own(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    """Pickers list it, every pane takes it up, the pane shows the result: three event-loop turns
+    (in one, 70-90 ms of the GUI thread's own work at the end of a 32,768 run)."""
+    from PySide6.QtCore import QTimer
+
+    from explorer.ui.training import create_pane
+
+    pane = create_pane(session)
+    qtbot.addWidget(pane)
+    session.set_corpus(Corpus((Source.pasted("the cat sat on the mat, the cat sat " * 20),)))
+    pane.form.set_vocab_size(300)
+    turn = [0]
+    ticker = QTimer()
+    ticker.setInterval(0)
+    ticker.timeout.connect(lambda: turn.__setitem__(0, turn[0] + 1))
+    ticker.start()
+    seen: dict[str, int] = {}
+    session.tokenizers_changed.connect(lambda: seen.setdefault("listed", turn[0]))
+    session.tokenizer_changed.connect(lambda tokenizer: seen.setdefault("taken up", turn[0]))
+    assert pane.start()
+    qtbot.waitUntil(lambda: pane.tokenizer is not None and pane.result_box.tokenizer is pane.tokenizer, timeout=30_000)
+    ticker.stop()
+    assert seen["listed"] < seen["taken up"]
+    assert session.tokenizer is pane.tokenizer and session.tokenizer_spec == f"trained:{pane.tokenizer.name}"
+    assert pane.tokenizer.name in session.trained and pane.tokenizer.name in session.unsaved
+
+
+def test_showing_split_characters_imports_nothing_on_the_gui_thread() -> None:
+    """The Tokens pane's first text under a new tokenizer: `np.unique` would import numpy.ma there
+    (23 ms of the frame that shows a trained tokenizer)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from explorer.ui.tokens.display import glued; "
+            "print(glued('a\\u093e', np.array([0, 1, 1]), np.array([0, 4, 2])).tolist(), "  # a vowel sign cut in two
+            "glued('ab', np.array([0, 1]), np.array([0, 0])).tolist(), 'numpy.ma' in sys.modules)")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.split() == ["[1,", "2]", "[]", "False"]
+
+
+def test_after_a_hugging_face_run_the_sentence_shows_every_merge(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    """While its merges pour in, the sentence is redrawn on ticks of its own: in the end it has
+    every merge, as the core's SentenceTokens gives it."""
+    from explorer.core.algorithms.demo_sentence import SentenceTokens
+    from explorer.ui.training import create_pane
+
+    pane = create_pane(session)
+    qtbot.addWidget(pane)
+    from explorer.core.corpora.corpus_sources import sample_sources
+
+    session.set_corpus(Corpus(tuple(s for s in sample_sources() if s.path.endswith("english.txt"))))
+    pane.form.set_rules("hf")
+    pane.form.set_vocab_size(1000)
+    pane.form.engine_combo.setCurrentIndex(pane.form.engine_combo.findData("hf"))
+    pane.demo.set_sentence("the cat sat on the hat", edited=True)
+    assert pane.start()
+    qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=30_000)
+    assert pane.run is not None and len(pane.model.merges) == len(pane.run.merges) > 600
+    expected = SentenceTokens("the cat sat on the hat", "cl100k")
+    expected.apply_merges(pane.run.merges)
+    assert pane.demo.tokens.applied == len(pane.run.merges) and pane.demo.tokens.ids() == expected.ids()
+
+
+def test_a_hugging_face_runs_plots_are_filled_and_shown_in_turns_of_their_own(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    """Their curves and labels in one turn, shown (and painted) in the next: together they were
+    one frame of 50-100 ms at the end of a 32,768 run."""
+    from PySide6.QtCore import QTimer
+
+    from explorer.core.corpora.corpus_sources import sample_sources
+    from explorer.ui.training import create_pane
+
+    pane = create_pane(session)
+    qtbot.addWidget(pane)
+    session.set_corpus(Corpus(tuple(s for s in sample_sources() if s.path.endswith("english.txt"))))
+    pane.form.set_rules("hf")
+    pane.form.set_vocab_size(600)
+    pane.form.engine_combo.setCurrentIndex(pane.form.engine_combo.findData("hf"))
+    turn = [0]
+    ticker = QTimer()
+    ticker.setInterval(0)
+    ticker.timeout.connect(lambda: turn.__setitem__(0, turn[0] + 1))
+    ticker.start()
+    refreshed: list[int] = []
+    shown: list[int] = []
+    refresh, show = pane.plots.refresh, pane.plots_panel.show_plots
+    pane.plots.refresh = lambda: (refreshed.append(turn[0]), refresh())[1]  # type: ignore[method-assign]
+    pane.plots_panel.show_plots = lambda on: (shown.append(turn[0]) if on else None, show(on))[1]  # type: ignore[method-assign]
+    assert pane.start()
+    qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=30_000)
+    ticker.stop()
+    assert shown and refreshed and shown[-1] > refreshed[-1]
+    assert pane.plots_panel.showing_plots and len(pane.plots.count.x) == len(pane.run.merges)  # type: ignore[union-attr]
