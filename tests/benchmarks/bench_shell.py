@@ -43,7 +43,8 @@ class Gaps:
         from PySide6.QtCore import QTimer
 
         self.found: list[tuple[float, float, str]] = []
-        self.label = ""
+        self._label = ""
+        self._during: list[str] = []  # every label set since the last tick: what ran in the gap
         self.origin = self.last = time.perf_counter()
         self.timer = QTimer()
         self.timer.setInterval(TICK_MS)
@@ -53,9 +54,21 @@ class Gaps:
         self.last = time.perf_counter()
         self.timer.start()
 
+    @property
+    def label(self) -> str:
+        return self._label
+
+    @label.setter
+    def label(self, value: str) -> None:
+        self._label = value
+        self._during.append(value)
+
     def _tick(self) -> None:
         now = time.perf_counter()
-        self.found.append((self.last - self.origin, now - self.last, self.label))
+        # (a step sets its label, runs and sets it back before the tick that measures its gap)
+        during = [label for label in dict.fromkeys(self._during) if label != "start-up"]
+        self.found.append((self.last - self.origin, now - self.last, " + ".join(during) or self._label))
+        self._during = [self._label]
         self.last = now
 
     def since(self, at: float) -> list[tuple[float, float, str]]:
@@ -86,14 +99,14 @@ def one_run() -> dict[str, Any]:
     from explorer.ui.main_window import PANE_NAMES, MainWindow
 
     gaps_now: list[Gaps] = []
-    for method in ("_build_pane", "_lay_out_hidden"):  # name the stalls the window's own work causes
-        def labelled(self: Any, name: str, _original: Any = getattr(MainWindow, method), _what: str = method) -> Any:
-            if gaps_now:
-                gaps_now[0].label = f"{_what.strip('_')} {name}"
+    stepped = hasattr(MainWindow, "_build_step")  # (one method runs every background step; before, two did)
+    for method in ("_build_step",) if stepped else ("_build_pane", "_lay_out_hidden"):  # name the window's own stalls
+        def labelled(self: Any, *args: Any, _original: Any = getattr(MainWindow, method), _what: str = method) -> Any:
             try:
-                return _original(self, name)
+                return _original(self, *args)
             finally:
-                if gaps_now:
+                if gaps_now:  # (the label of the gap the next tick measures: what this step did)
+                    gaps_now[0].label = getattr(self, "last_step", "") or f"{_what.strip('_')} {' '.join(args)}"
                     gaps_now[0].label = "start-up"
         setattr(MainWindow, method, labelled)
     app, session, window = open_main_window([], tour=False)
@@ -118,7 +131,8 @@ def one_run() -> dict[str, Any]:
     def idle() -> bool:
         if not tokens_at and lane.complete and len(lane.view.ids):
             tokens_at.append(_process_age())
-        return bool(tokens_at) and len(window.panes) == len(PANE_NAMES) and not session.workers.running
+        return (bool(tokens_at) and len(window.panes) == len(PANE_NAMES) and not session.workers.running
+                and not getattr(window, "building_in_background", False))
     wait(app, 60, idle)
     wait(app, 1.0)
     first_paint = painted[0] if painted else gaps.origin
