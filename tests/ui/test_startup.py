@@ -245,3 +245,16 @@ def test_a_pane_shown_before_its_deferred_parts_are_built_is_whole_when_it_shows
     qtbot.waitUntil(skeleton.isVisible)
     assert skeleton.plots_panel.plots is skeleton.findChild(TrainingPlots)
     session.unsaved.clear()
+
+
+def test_the_loading_worker_prepares_the_first_encode(qtbot: QtBot, session: Session) -> None:
+    """The pre-tokenizer's pattern for text beyond ASCII is compiled lazily, by the first encode
+    that needs it: ~0.1 s of `re` parsing on the GUI thread as the first tokenizer arrived. The
+    worker that loads a tokenizer has compiled it before the tokenizer reaches the GUI thread."""
+    arrived: list[object] = []
+    session.tokenizer_changed.connect(
+        lambda tokenizer: arrived.append("_beyond_ascii" in vars(tokenizer.pretokenizer)))
+    job = session.load_tokenizer("cl100k_base")
+    assert job is not None
+    qtbot.waitUntil(lambda: bool(arrived), timeout=60_000)
+    assert arrived == [True]
