@@ -64,7 +64,7 @@ class TrainingPane(Pane):
         self.run: TrainingRun | None = None
         self.tokenizer: BPE | None = None  # the last run's result
         self._build()
-        for _ in range(PLOT_PARTS):  # a plot per turn (they are half the cost of the pane)
+        for _ in range(PLOT_PARTS):  # a part of the plots per turn (they are half the cost of the pane)
             self.defer(self.plots_panel.build_part, later=True)
         # Batches arrive every ~40 ms; the view catches up on a timer instead, so a fast run costs
         # a few repaints a second, not one per batch.

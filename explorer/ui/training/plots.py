@@ -28,7 +28,7 @@ EMPTY_HINT = ("Bytes per token as merges are learned, how often each new merge w
               "1K, 2K, 4K ... vocabulary sizes: they start with the first merge.")
 SWEEP_HINT = ("A point appears as the run passes 1K, 2K, 4K ... (Sweep 1K-32K trains once to 32K: "
               "smaller vocabularies are its prefixes)")
-PLOT_PARTS = 3  # the plots are built in this many event-loop turns, a plot each (see PlotsPanel)
+PLOT_PARTS = 4  # the plots are built in this many event-loop turns: a plot each, then their styles and curves
 COUNT_FLOOR = -0.35  # the count axis starts below 1 and ends above its top decade, so both labels fit
 COUNT_HEADROOM = 0.15
 LABEL_GAP = 1.3  # decade labels at least this many label heights apart
@@ -118,7 +118,7 @@ class Series:
 class PlotsPanel(QStackedWidget):
     """The plots, or before any merge a message saying what they will show (not empty axes).
 
-    The plots are built after the panel, a plot per event-loop turn (`build_part`, which the pane
+    The plots are built after the panel, a part per event-loop turn (`build_part`, which the pane
     defers), or at once when first used: three pyqtgraph plots are half the cost of building the
     Training pane, and in one turn they froze the window for 100-240 ms while it was built in the
     background at start-up."""
@@ -190,7 +190,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent: QWidget | None = None, in_parts: bool = False) -> None:
         super().__init__(parent)
-        self.complete = False  # all three plots built (`in_parts`: one now, then one per build_next_part)
+        self.complete = False  # all built (`in_parts`: the first plot now, the rest a part per build_next_part)
         self._parts = self._build()
         next(self._parts)
         while not in_parts and not self.complete:
@@ -225,6 +225,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.sweep_hint = pg.TextItem("", anchor=(0.5, 0.5))
         self.sweep.addItem(self.sweep_hint, ignoreBounds=True)
         self.sweep.vb.sigResized.connect(self._fit_sweep_hint)
+        yield
         for plot in (self.compression, self.counts, self.sweep):
             _never_wider_than_its_plot(plot.titleLabel)
             plot.setClipToView(True)
