@@ -5,6 +5,7 @@ Fusion draws a combo box's current text clipped at its field, so a narrow box (a
 at 1280 px in presentation mode) showed "GPT-4o / o200k_bas" cut mid-glyph. Here every combo box
 in the application elides instead ("GPT-4o / o200k…"), and hovering it shows the whole text.
 The style only hooks each combo box as it is polished; the box is painted by an event filter.
+It also gives each tool button whose menu opens on click room for its arrow, as it is polished.
 """
 
 from __future__ import annotations
@@ -12,9 +13,17 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QHelpEvent, QPalette
 from PySide6.QtWidgets import (QApplication, QComboBox, QHeaderView, QProxyStyle, QStyle, QStyleOptionComboBox, QStylePainter,
-                               QToolTip, QWidget)
+                               QToolButton, QToolTip, QWidget)
 
 _STYLE_PROPERTY = "explorer_eliding_style"
+# A tool button whose menu opens on click (popupMode 2, InstantPopup: "Export", "Samples") gets
+# no room for its arrow in Fusion, which draws it over the last letter. The sheet is the button's
+# own, not the application's: an application style sheet puts every widget under Qt's style-sheet
+# style, which made building a pane 2-4 times slower (the Corpus pane 50 -> 175-200 ms).
+MENU_BUTTON_STYLESHEET = """
+QToolButton { padding: 2px 16px 2px 6px; }
+QToolButton::menu-indicator { subcontrol-origin: margin; subcontrol-position: right center; right: 5px; }
+"""
 
 
 def shown_text(text: str, option: QStyleOptionComboBox, style: QStyle, widget: QWidget | None) -> str:
@@ -82,6 +91,9 @@ class ElidingStyle(QProxyStyle):
         super().polish(target)  # type: ignore[arg-type]
         if isinstance(target, QComboBox):
             target.installEventFilter(self._combo_text)
+        elif (isinstance(target, QToolButton) and not target.styleSheet()
+              and target.popupMode() == QToolButton.ToolButtonPopupMode.InstantPopup):
+            target.setStyleSheet(MENU_BUTTON_STYLESHEET)
         elif isinstance(target, QHeaderView) and target.textElideMode() == Qt.TextElideMode.ElideNone:
             # Qt's headers clip a long title at both ends ("PT-3.5, GPT-4 (cl100k_bas" in a
             # narrow column): elided instead, the whole title is in the model's tooltip

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar,
                                QVBoxLayout, QWidget)
@@ -65,22 +65,35 @@ STEP_PAUSE_MS = 15
 # (the merge forest, the findings, a vocabulary read) takes the interpreter lock between the GUI
 # thread's calls into Python and doubled how long a build step froze the window.
 QUIET_POLL_MS, QUIET_WAIT_MS = 40, 1500
+# A hidden pane's first paint is done in this many horizontal bands, one step each: painting a
+# whole pane the first time (text shaping, delegates' caches) froze the window 40-160 ms.
+PAINT_BANDS = 4
 
 
 def prepare_pane(name: str) -> None:
     """Off the GUI thread, before a pane is built in the background: import its modules (the
-    Training pane brings pyqtgraph and numpy, ~1 s) and fill the caches its first paint needs
-    (the Unicode script patterns the Bytes and Chunks panes look characters up in, ~0.1 s)."""
+    Training pane brings pyqtgraph and numpy, ~1 s) and fill the caches its constructor and first
+    paint need (the Unicode script patterns the Bytes and Chunks panes look characters up in,
+    ~0.1 s; the pre-tokenizer the Training pane's live sentence splits with, ~20 ms in `regex`'s
+    own cache; the UTF-16 codec token texts are measured with). Pure Python: no widget here."""
+    import codecs
+
     importlib.import_module(f"explorer.ui.{name}.pane")
+    codecs.lookup("utf-16-le")
     if name in ("bytes", "chunks"):
         from explorer.core.text.chars import script_of, scripts_used_with
 
         script_of("a")
         scripts_used_with(" ")  # a Common character: compiles the Script_Extensions patterns (a Latin one does not)
+    if name == "training":
+        from explorer.core.pretokenization.pretokenize import Pretokenizer
+
+        Pretokenizer("cl100k", "tokenizers")  # the live sentence's first pattern (explorer/ui/training/demo.py)
 
 
 class _Panes(dict[str, Pane]):
-    """name -> pane; a pane not built yet is built on first access (see MainWindow)."""
+    """name -> pane; a pane not built yet is built on first access, and a pane taken from here is
+    whole (its deferred parts built: see MainWindow). The background builder reads the dict itself."""
 
     def __init__(self, build: Callable[[str], Pane]) -> None:
         super().__init__()
@@ -91,13 +104,19 @@ class _Panes(dict[str, Pane]):
             raise KeyError(name)
         return self._build(name)
 
+    def __getitem__(self, name: str) -> Pane:
+        pane = super().__getitem__(name)
+        pane.finish_building()
+        return pane
+
 
 class MainWindow(QMainWindow):
     """The panes in tabs. Only the first pane shown is built at start-up (a fast first window).
     Once the window is up the others follow in the background, one at a time: a worker imports
-    the pane's modules, then the GUI thread builds it in one event-loop turn and lays it out and
-    paints it off-screen in another, so no turn blocks the window for long and a first switch to
-    the pane costs no more than any other. A pane asked for earlier is built at once."""
+    the pane's modules, then the GUI thread builds it in steps, one event-loop turn each (its
+    skeleton, each part it deferred, its layout, its first paint off-screen in bands: see
+    `_steps_of`), so no turn blocks the window for long and a first switch to the pane costs no
+    more than any other. A pane asked for earlier is built (or finished) at once."""
 
     def __init__(self, session: Session | None = None, first_pane: str | None = None) -> None:
         super().__init__()
@@ -110,6 +129,8 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self._slots: dict[str, QWidget] = {}
         self._closing = False
+        self._building: Iterator[str] | None = None  # the steps left of the pane built in the background
+        self.last_step = ""  # what the last background step did (benchmarks label stalls with it)
         for name, title, _ in PANES:
             slot = QWidget(self.tabs)
             QVBoxLayout(slot).setContentsMargins(0, 0, 0, 0)
@@ -152,18 +173,24 @@ class MainWindow(QMainWindow):
         fit_rows(pane)
         return pane
 
+    @property
+    def building_in_background(self) -> bool:
+        """Whether panes are still being built (or laid out and painted) in the background."""
+        return not self._closing and (self._building is not None or len(self.panes) < len(PANE_NAMES))
+
     def _prepare_next_pane(self) -> None:
+        self._building = None
         missing = [name for name in PANE_NAMES if name not in self.panes]
         if not missing or self._closing:
             return
-        self._preparing = missing[0]
         job = self.session.workers.start_call(f"preparing the {missing[0]} pane",
                                               lambda name=missing[0]: prepare_pane(name))
+        self._building = self._steps_of(missing[0])
         job.connect("finished", self._on_prepare_job_ended)
         job.connect("failed", self._on_prepare_job_ended)  # built anyway: the pane then says what failed
 
     def _on_prepare_job_ended(self, _job: object, _value: object = None) -> None:
-        QTimer.singleShot(0, self, lambda: self._when_quiet(self._build_prepared_pane))
+        QTimer.singleShot(0, self, lambda: self._when_quiet(self._build_step))
 
     def _when_quiet(self, step: Callable[[], None], waited: int = 0) -> None:
         """Run `step` once no worker thread is busy (child processes do not count), or after
@@ -174,25 +201,42 @@ class MainWindow(QMainWindow):
             return
         step()
 
-    def _build_prepared_pane(self) -> None:
-        name = self._preparing
-        if self._closing:
+    def _build_step(self) -> None:
+        """One step of the pane being built in the background; the next after a pause."""
+        if self._closing or self._building is None:
             return
-        if name not in self.panes:
-            self.panes[name]  # noqa: B018
-        QTimer.singleShot(STEP_PAUSE_MS, self, lambda: self._when_quiet(lambda: self._lay_out_hidden(name)))
+        self.last_step = next(self._building, "")
+        if self.last_step:
+            QTimer.singleShot(STEP_PAUSE_MS, self, lambda: self._when_quiet(self._build_step))
+        else:
+            QTimer.singleShot(STEP_PAUSE_MS, self, self._prepare_next_pane)
 
-    def _lay_out_hidden(self, name: str) -> None:
-        """Polish, lay out and paint a pane that is not shown, at the size it will be shown at:
-        else all of that happens in the turn the user switches to it (~100-200 ms, the first
-        paint shapes its texts and compiles what its delegates need)."""
-        slot = self._slots.get(name)
-        if slot is not None and not slot.isVisible() and not self._closing:
-            slot.resize(self.tabs.currentWidget().size())
-            slot.ensurePolished()
-            slot.layout().activate()
-            slot.grab()
-        QTimer.singleShot(STEP_PAUSE_MS, self._prepare_next_pane)
+    def _steps_of(self, name: str) -> Iterator[str]:
+        """Build pane `name` hidden, one step per `next`: its skeleton, then each part it deferred,
+        then its polish and layout at the size it will be shown at, then its first paint in
+        PAINT_BANDS bands (else all of that happens in the turn the user switches to it, ~100-200
+        ms: the first paint shapes its texts and fills its delegates' caches). A pane shown or used
+        in the meantime is finished at once (`_Panes`), and a shown pane is not painted here."""
+        if name not in self.panes:
+            with Pane.built_in_steps():
+                self._build_pane(name)
+            yield f"{name}: built"
+        pane = dict.__getitem__(self.panes, name)
+        while pane.build_next_part():
+            yield f"{name}: a deferred part"
+        slot = self._slots[name]
+        if slot.isVisible():
+            return
+        slot.resize(self.tabs.currentWidget().size())
+        slot.ensurePolished()
+        slot.layout().activate()
+        yield f"{name}: laid out"
+        for band in range(PAINT_BANDS):
+            if slot.isVisible():
+                return
+            top, bottom = slot.height() * band // PAINT_BANDS, slot.height() * (band + 1) // PAINT_BANDS
+            slot.grab(QRect(0, top, slot.width(), bottom - top))
+            yield f"{name}: painted band {band + 1}"
 
     def _on_tabs_current_changed(self, index: int) -> None:
         name = PANE_NAMES[index] if 0 <= index < len(PANE_NAMES) else ""

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from explorer.ui.flow import FlowLayout
 from explorer.ui.session import Session
-from explorer.ui.zoom import add_keeping_fonts
+from explorer.ui.zoom import add_keeping_fonts, fit_rows
+
+LATER_MS = 50  # between the parts a pane built at once defers `later` (each in a turn of its own)
 
 
 def example_bar(examples: Sequence[tuple[str, str, str]],
@@ -77,14 +80,22 @@ class EmptyState(QLabel):
 
 
 class Pane(QWidget):
-    """Base for the panes: `content` holds the real view, `empty` the empty state."""
+    """Base for the panes: `content` holds the real view, `empty` the empty state.
+
+    A pane may build a costly part of itself later (`defer`): when the main window builds the pane
+    in the background, each such part gets an event-loop turn of its own, so no turn freezes the
+    window for the whole pane; built any other way (on demand, in a test) the part is built at
+    once, in the constructor, as if it were not deferred (or, deferred `later`, on a timer just
+    after). A pane the main window hands out is whole (`finish_building`)."""
 
     name = "pane"
     title = "Pane"
+    _in_steps = False  # while the main window builds a pane in the background (see built_in_steps)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
+        self._deferred: list[Callable[[], None]] = []
         self._stack = QStackedWidget(self)
         self.empty = EmptyState(self.title, "")
         self._stack.addWidget(self.empty)
@@ -93,6 +104,45 @@ class Pane(QWidget):
         layout.addWidget(self._stack)
         if hasattr(self, "set_text"):  # a pane that shows a text takes one sent from another pane
             session.text_sent.connect(self._on_session_text_sent)
+
+    @staticmethod
+    @contextmanager
+    def built_in_steps() -> Iterator[None]:
+        """Panes built inside this keep their deferred parts for `build_next_part` (the main
+        window's background builder; on the GUI thread only, so a class attribute is enough)."""
+        Pane._in_steps = True
+        try:
+            yield
+        finally:
+            Pane._in_steps = False
+
+    def defer(self, part: Callable[[], None], later: bool = False) -> None:
+        """Build `part` in a later step when built in steps, else now, or with `later` on a timer
+        after the constructor's turn. A part builds widgets and then catches up with the session
+        (font, theme, tokenizer) itself: signals that arrive before it is built must not need it."""
+        if Pane._in_steps or later:
+            self._deferred.append(part)
+            if not Pane._in_steps and len(self._deferred) == 1:
+                QTimer.singleShot(LATER_MS, self, self._build_later)
+        else:
+            part()
+
+    def _build_later(self) -> None:
+        if self.build_next_part() and self._deferred:
+            QTimer.singleShot(LATER_MS, self, self._build_later)
+
+    def build_next_part(self) -> bool:
+        """Build the next deferred part; False if none was left."""
+        if not self._deferred:
+            return False
+        self._deferred.pop(0)()
+        fit_rows(self)  # (the main window fitted the tables the pane had when it was built)
+        return True
+
+    def finish_building(self) -> None:
+        """Every deferred part built: before the pane is shown or used from outside."""
+        while self.build_next_part():
+            pass
 
     def _on_session_text_sent(self, pane: str, text: str) -> None:
         if pane == self.name:

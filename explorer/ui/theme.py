@@ -136,11 +136,11 @@ def apply_theme(app: QApplication, theme: str) -> None:
     indicators.setColor(QPalette.ColorRole.Base, QColor(INDICATOR_BASE[dark]))
     for kind in ("QCheckBox", "QRadioButton"):
         app.setPalette(indicators, kind)
-    app.setStyleSheet(CONTROLS_STYLESHEET)
     app.setProperty("explorer_dark", dark)
 
 
-# Controls, apart from the token palette: disabled looks disabled, menu arrows have room.
+# Controls, apart from the token palette: disabled looks disabled (menu arrows get room in
+# explorer/ui/eliding_style.py).
 
 # Setting a colour for a role sets it in every colour group, so without this a disabled button
 # looks exactly like an enabled one: dim its text and flatten its face in both themes.
@@ -152,15 +152,6 @@ _DISABLED_COLORS = {
            QPalette.ColorRole.ButtonText: "#6b6e73", QPalette.ColorRole.Button: "#252629",
            QPalette.ColorRole.Base: "#1d1e20", QPalette.ColorRole.Light: "#252629"},
 }
-
-# A tool button whose menu opens on click (popupMode 2, InstantPopup: "Export", "Samples") gets
-# no room for its arrow in Fusion, which draws it over the last letter: make room, once for all.
-CONTROLS_STYLESHEET = """
-QToolButton[popupMode="2"] { padding: 2px 16px 2px 6px; }
-QToolButton[popupMode="2"]::menu-indicator { subcontrol-origin: margin; subcontrol-position: right center;
-                                             right: 5px; }
-"""
-
 
 def apply_disabled_colors(palette: QPalette, dark: bool) -> None:
     for role, value in _DISABLED_COLORS[dark].items():

@@ -16,14 +16,13 @@ from explorer.ui.theme import apply_theme
 
 @pytest.fixture(params=["light", "dark"])
 def theme(request: pytest.FixtureRequest, qapp: QApplication) -> Iterator[str]:
-    palette, sheet, style = qapp.palette(), qapp.styleSheet(), qapp.style().name()
-    apply_theme(qapp, request.param)
+    palette, sheet = qapp.palette(), qapp.styleSheet()
+    apply_theme(qapp, request.param)  # (the eliding style it installs stays: setStyle(name) would drop it)
     yield request.param
     qapp.setStyleSheet(sheet)
     qapp.setPalette(palette)
     for kind in ("QCheckBox", "QRadioButton"):
         qapp.setPalette(palette, kind)
-    qapp.setStyle(style)
 
 
 def ink_runs(button: QToolButton, dark: bool) -> list[tuple[int, int]]:

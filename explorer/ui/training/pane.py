@@ -31,7 +31,7 @@ from explorer.ui.training.naming import default_name
 from explorer.ui.training.model import (
     APPLIED_COUNT_HELP, COLUMNS, COUNT, ID, LEFT, NEW, PAIR_COUNT_HELP, RANK, RIGHT, TIE, MergesModel)
 from explorer.ui.training.demo import LiveSentence
-from explorer.ui.training.plots import SWEEP_SIZES, PlotsPanel, TrainingPlots, vocab_size_after
+from explorer.ui.training.plots import PLOT_PARTS, SWEEP_SIZES, PlotsPanel, TrainingPlots, vocab_size_after
 from explorer.ui.progress import ProgressBar
 from explorer.ui.training.result_box import ResultBox
 from explorer.ui.training.compare_view import RulesCompareView
@@ -68,6 +68,8 @@ class TrainingPane(Pane):
         self.run: TrainingRun | None = None
         self.tokenizer: BPE | None = None  # the last run's result
         self._build()
+        for _ in range(PLOT_PARTS):  # a part of the plots per turn (they are half the cost of the pane)
+            self.defer(self.plots_panel.build_part, later=True)
         # Batches arrive every ~40 ms; the view catches up on a timer instead, so a fast run costs
         # a few repaints a second, not one per batch.
         self.ui_timer = QTimer(self)

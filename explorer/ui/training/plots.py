@@ -9,10 +9,11 @@ vocabularies, so their held-out bytes per token are points on the same run's cur
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QGraphicsItem, QScrollArea, QSizePolicy, QStackedWidget, QWidget
 
@@ -27,7 +28,7 @@ EMPTY_HINT = ("Bytes per token as merges are learned, how often each new merge w
               "1K, 2K, 4K ... vocabulary sizes: they start with the first merge.")
 SWEEP_HINT = ("A point appears as the run passes 1K, 2K, 4K ... (Sweep 1K-32K trains once to 32K: "
               "smaller vocabularies are its prefixes)")
-BUILD_PLOTS_AFTER_MS = 50  # after the panel, in a turn of their own (see PlotsPanel)
+PLOT_PARTS = 4  # the plots are built in this many event-loop turns: a plot each, then their styles and curves
 COUNT_FLOOR = -0.35  # the count axis starts below 1 and ends above its top decade, so both labels fit
 COUNT_HEADROOM = 0.15
 LABEL_GAP = 1.3  # decade labels at least this many label heights apart
@@ -117,9 +118,10 @@ class Series:
 class PlotsPanel(QStackedWidget):
     """The plots, or before any merge a message saying what they will show (not empty axes).
 
-    The plots are built in an event-loop turn of their own after the panel (or when first used):
-    three pyqtgraph plots are half the cost of building the Training pane, and in the pane's turn
-    they froze the window for 100-170 ms while it was built in the background at start-up."""
+    The plots are built after the panel, a part per event-loop turn (`build_part`, which the pane
+    defers), or at once when first used: three pyqtgraph plots are half the cost of building the
+    Training pane, and in one turn they froze the window for 100-240 ms while it was built in the
+    background at start-up."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -131,24 +133,38 @@ class PlotsPanel(QStackedWidget):
         # It scrolls when it is taller than the room (presentation mode at 1280x800 cut its last lines)
         self._empty_scroll = _vertical_scroll(self.empty)
         self.addWidget(self._empty_scroll)
-        self._plots: TrainingPlots | None = None
+        self._plots: TrainingPlots | None = None  # once all its plots are built
+        self._building: TrainingPlots | None = None  # until then
         self._dark = False
         self._point_size: int | None = None
-        QTimer.singleShot(BUILD_PLOTS_AFTER_MS, self, lambda: self.plots)
+
+    def build_part(self) -> None:
+        """Build the next of the PLOT_PARTS parts of the plots (nothing once they are built)."""
+        if self._plots is not None:
+            return
+        if self._building is None:
+            self._building = TrainingPlots(in_parts=True)
+        else:
+            self._building.build_next_part()
+        if self._building.complete:
+            self._add_plots(self._building)
 
     @property
     def plots(self) -> TrainingPlots:
-        if self._plots is None:
-            self._plots = TrainingPlots()
-            self._plots.set_dark(self._dark)
-            if self._point_size is not None:
-                self._plots.set_font_size(self._point_size)
-            # Each plot keeps the height its texts need (TrainingPlots.set_font_size); when the three
-            # do not fit (presentation mode at 1280x800) they scroll instead of being squeezed.
-            self._scroll = _vertical_scroll(self._plots)
-            self._scroll.setObjectName("trainingPlotsScroll")
-            self.addWidget(self._scroll)
+        while self._plots is None:
+            self.build_part()
         return self._plots
+
+    def _add_plots(self, plots: TrainingPlots) -> None:
+        self._plots = plots
+        self._plots.set_dark(self._dark)
+        if self._point_size is not None:
+            self._plots.set_font_size(self._point_size)
+        # Each plot keeps the height its texts need (TrainingPlots.set_font_size); when the three
+        # do not fit (presentation mode at 1280x800) they scroll instead of being squeezed.
+        self._scroll = _vertical_scroll(self._plots)
+        self._scroll.setObjectName("trainingPlotsScroll")
+        self.addWidget(self._scroll)
 
     def set_dark(self, dark: bool) -> None:
         self._dark = dark
@@ -172,8 +188,18 @@ class PlotsPanel(QStackedWidget):
 class TrainingPlots(pg.GraphicsLayoutWidget):
     """Three plots stacked: bytes per token vs merges, count vs rank, held-out compression vs vocab size."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, in_parts: bool = False) -> None:
         super().__init__(parent)
+        self.complete = False  # all built (`in_parts`: the first plot now, the rest a part per build_next_part)
+        self._parts = self._build()
+        next(self._parts)
+        while not in_parts and not self.complete:
+            self.build_next_part()
+
+    def build_next_part(self) -> None:
+        next(self._parts, None)
+
+    def _build(self) -> Iterator[None]:
         self.setMinimumWidth(260)
         self.compression = self.addPlot(row=0, col=0, title="Bytes per token")
         self.compression.setLabel("bottom", "merges")
@@ -183,10 +209,12 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self._tick_height = 16
         self._title_rows: dict[pg.PlotItem, int] = {}
         self._curve_names = ["training text"]
+        yield
         self.counts = self.addPlot(row=1, col=0, title="Count of each new merge",
                                    axisItems={"left": DecadeAxis("left")})
         self.counts.setLabel("bottom", "rank")
         self.counts.setLogMode(x=False, y=True)
+        yield
         self.sweep = self.addPlot(row=2, col=0, title="Compression vs vocabulary size")
         self.sweep.setLabel("bottom", "vocabulary size")
         # x is log2(size): evenly spaced doublings, labelled 1K ... 32K.
@@ -197,6 +225,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.sweep_hint = pg.TextItem("", anchor=(0.5, 0.5))
         self.sweep.addItem(self.sweep_hint, ignoreBounds=True)
         self.sweep.vb.sigResized.connect(self._fit_sweep_hint)
+        yield
         for plot in (self.compression, self.counts, self.sweep):
             _never_wider_than_its_plot(plot.titleLabel)
             plot.setClipToView(True)
@@ -226,6 +255,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self._max_count = self._top_count = 1
         self._dirty = False
         self.set_dark(False)
+        self.complete = True
 
     # Feeding
 
@@ -381,7 +411,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
 
     def resizeEvent(self, event: QResizeEvent | None) -> None:  # noqa: N802 (Qt override; pyqtgraph passes None)
         super().resizeEvent(event)
-        if hasattr(self, "_curve_names") and getattr(self, "_titled_width", None) != self.width():  # (not while built)
+        if getattr(self, "complete", False) and getattr(self, "_titled_width", None) != self.width():  # (not while built)
             self._titled_width = self.width()
             self._retitle()
 
