@@ -63,11 +63,12 @@ def apply_zoom(point_size: float) -> None:
     font = ui_font(point_size)
     if font.pointSizeF() != app.font().pointSizeF():
         app.setFont(font)
-        # Under a style sheet Qt hands a new application font to top-level widgets only: hand it
-        # down to every child, parents first (findChildren lists a parent before its children).
+        # Qt hands a new application font out later, in posted events (under a style sheet, to
+        # top-level widgets only), and the rows below are fitted now: hand it to every widget at
+        # once, each window before its children (findChildren lists a parent before its children).
         change = QEvent(QEvent.Type.ApplicationFontChange)
         for window in app.topLevelWidgets():
-            for widget in window.findChildren(QWidget):
+            for widget in [window, *window.findChildren(QWidget)]:
                 if shiboken6.isValid(widget) and not widget.testAttribute(Qt.WidgetAttribute.WA_SetFont):
                     QApplication.sendEvent(widget, change)
     for widget in app.topLevelWidgets():

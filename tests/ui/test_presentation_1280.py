@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, QRectF, QSize
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import (QApplication, QComboBox, QLineEdit, QScrollArea, QSpinBox, QTableView,
-                               QWidget)
+                               QVBoxLayout, QWidget)
 from pytestqt.qtbot import QtBot
 
 from explorer.core.analysis.efficiency import Pivot
@@ -234,3 +234,20 @@ def test_the_training_pane_reads_at_presentation_size(qapp: QApplication, qtbot:
     settle(qapp, window)
     assert window.size() == QSize(1280, 800)
     assert pane.demo.count.width() <= pane.demo.width()
+
+
+def test_a_zoom_fits_table_rows_to_the_new_font_at_once(qtbot: QtBot) -> None:
+    """Qt hands a new application font out in posted events, and apply_zoom fits the rows at
+    once: the rows were fitted to the old font (with no application style sheet) until the widgets
+    had it."""
+    window = QWidget()
+    qtbot.addWidget(window)
+    table = QTableView(window)
+    QVBoxLayout(window).addWidget(table)
+    window.show()
+    try:
+        apply_zoom(PRESENTATION_POINT_SIZE)
+        assert table.font().pointSizeF() == QApplication.font().pointSizeF() == ui_point_size(PRESENTATION_POINT_SIZE)
+        assert table.verticalHeader().defaultSectionSize() >= QFontMetrics(QApplication.font()).height() + 8
+    finally:
+        apply_zoom(BASE_POINT_SIZE)
