@@ -136,8 +136,9 @@ class Lane(QWidget):
         following = int(self.state.ids[stop]) if stop < len(self.state) else None
         self._builder.line = self.view.line_length_at(self.view.position_of(edit.first))
         state = self.state
+        after = (int(state.starts[stop]), int(state.flags[stop])) if stop < len(state) else None
         piece = self._builder.text_piece(ids, following, state.text, state.starts[edit.first:stop],
-                                         state.ends[edit.first:stop], flags)
+                                         state.ends[edit.first:stop], flags, after)
         self.view.replace_tokens(edit.first, edit.removed, ids, flags, piece)
 
     # Full encoding
@@ -191,8 +192,9 @@ class Lane(QWidget):
             for first in range(0, len(ids), GROUP_TOKENS):
                 stop = first + GROUP_TOKENS
                 following = int(ids[stop]) if stop < len(ids) else None
+                after = (int(starts[stop]), int(flags[stop])) if stop < len(ids) else None
                 piece = builder.text_piece(ids[first:stop], following, text, starts[first:stop], ends[first:stop],
-                                           flags[first:stop])
+                                           flags[first:stop], after)
                 yield None, ids[first:stop], flags[first:stop], piece
 
         self._start_job("showing the tokens again", work)
@@ -313,14 +315,16 @@ def _displayed(batches: Iterator[TokenBatch], builder: DisplayBuilder, text: str
     the view, and a few array copies on the GUI thread), each with its display. A group's display
     is built once the next group has started: whether its last carriage return ends a line depends
     on the token after it. Characters split across tokens get their glyph after their pieces."""
-    def piece(group: TokenBatch, following: int | None) -> DisplayPiece:
-        return builder.text_piece(group.ids, following, text, group.starts, group.ends, group.flags)
+    def piece(group: TokenBatch, following: TokenBatch | None) -> DisplayPiece:
+        if following is None or not len(following.ids):
+            return builder.text_piece(group.ids, None, text, group.starts, group.ends, group.flags)
+        after = (int(following.starts[0]), int(following.flags[0]))
+        return builder.text_piece(group.ids, int(following.ids[0]), text, group.starts, group.ends, group.flags, after)
 
     previous: TokenBatch | None = None
     for group in _grouped(batches):
         if previous is not None:
-            following = int(group.ids[0]) if len(group.ids) else None
-            yield previous, previous.ids, previous.flags, piece(previous, following)
+            yield previous, previous.ids, previous.flags, piece(previous, group)
         previous = group
     if previous is not None:
         yield previous, previous.ids, previous.flags, piece(previous, None)
