@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import numpy as np
 from PySide6.QtCore import QSize, QTimer, Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from explorer.core.algorithms.incremental import (
     Edit, TokenBatch, TokenizedText, effective_mode, encode_stream, join_batches)
@@ -70,14 +70,17 @@ class Lane(QWidget):
         self.view = TokenView(self)
         self.view.set_dark(session.dark, session.palette)
         self.view.set_text_font(session.font)
+        self.min_lines = MIN_LINES  # fewer while the lanes share a small room (tokens/room.py)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
+        # The lane's title row: its summary, beside a compared lane's choice and Remove button (one
+        # row, not two: three lanes at 1280x800 in presentation mode then keep their tokens in sight).
         self.header = QWidget(self)
-        self.header_layout = QVBoxLayout(self.header)
+        self.header_layout = QHBoxLayout(self.header)
         self.header_layout.setContentsMargins(0, 0, 0, 0)
+        self.header_layout.addWidget(self.counts, 1)
         layout.addWidget(self.header)
-        layout.addWidget(self.counts)
         layout.addWidget(self.view, 1)
         self._drain_timer = QTimer(self)
         self._drain_timer.setInterval(0)
@@ -261,19 +264,23 @@ class Lane(QWidget):
             self.counts.setText(f"Tokenizing... {plural(len(state), 'token')} so far")
 
     def _chrome_height(self) -> int:
-        """The compare header and the summary, wrapped at the lane's width: always shown whole."""
-        spacing = self.layout().spacing()
-        return self.header.sizeHint().height() + self.counts.heightForWidth(max(self.counts.width(), 200)) + 2 * spacing
+        """The title row: the summary wrapped at its width, or a compared lane's choice and button
+        if taller: always shown whole."""
+        layout = self.header_layout
+        others = [layout.itemAt(i).sizeHint().height() for i in range(layout.count())
+                  if layout.itemAt(i).widget() is not self.counts]
+        summary = self.counts.heightForWidth(max(self.counts.width(), 200))
+        return max([summary, *others]) + self.layout().spacing()
 
     def wanted_height(self) -> int:
         """Pixels the lane needs to show all its tokens (a big text: more than any screen)."""
         return self._chrome_height() + self.view.content_height()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        """The summary whole and MIN_LINES lines of tokens (fewer if its tokens take fewer): the
+        """The summary whole and `min_lines` lines of tokens (fewer if its tokens take fewer): the
         splitter of lanes never squeezes a lane below it (the lanes scroll instead)."""
         hint = super().minimumSizeHint()
-        lines = min(self.view.lines_height(MIN_LINES), self.view.content_height())
+        lines = min(self.view.lines_height(self.min_lines), self.view.content_height())
         return QSize(hint.width(), max(hint.height(), self._chrome_height() + lines))
 
     # Counts
@@ -297,10 +304,14 @@ class Lane(QWidget):
             summary = summary.rsplit(" · ", 2)[0] + " · counting words..."
         name = self.tokenizer.name if self.tokenizer is not None else ""
         if self.reference is not None and self.reference[0] and self.complete:
+            # (the characters, bytes and words are the first lane's: a compared lane says what differs)
+            parts = summary.split(" · ")
+            summary = " · ".join([parts[2], *parts[3:4], *parts[5:]])
             change = 100 * (len(self.state) - self.reference[0]) / self.reference[0]
             summary += f" · <b>{change:+.1f}%</b> tokens vs {self.reference[1]}"
-        tokens = plural(len(self.state), "token")  # the figure a speaker points at: large
-        summary = summary.replace(f" · {tokens} · ", f" · {headline(tokens)} · ", 1)
+        tokens = plural(len(self.state), "token")  # the figure a speaker points at: large (a compared lane's: its change)
+        figure = f"<b>{tokens}</b>" if self.reference is not None else headline(tokens)
+        summary = (" · " + summary).replace(f" · {tokens} · ", f" · {figure} · ", 1)[3:]
         self.counts.setText(f"<b>{name}</b>: {summary}")
 
 

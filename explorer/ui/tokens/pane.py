@@ -208,11 +208,12 @@ class TokensPane(CompareLanes, Pane):
     def _show_legend(self) -> None:
         """What the marks in the view and the editor mean (the comparison's only while comparing)."""
         muted = self.palette().placeholderText().color().name()
-        parts = ["<b>╻</b> a notch: a token starts",
-                 "<u>&nbsp;&nbsp;&nbsp;</u> byte pieces of one character, its glyph after them",
-                 f"<span style='color:{muted}'>┈┈</span> dotted underline in the prompt: a character split across tokens"]
+        # (short: at 1280 px in presentation mode it stays one line, which three compared lanes need)
+        parts = ["<b>╻</b> a token starts",
+                 "<u>&nbsp;&nbsp;&nbsp;</u> byte pieces of one character, then its glyph",
+                 f"<span style='color:{muted}'>┈┈</span> dotted underline: a character split across tokens"]
         if len(self.lanes) > 1:
-            parts.append(f"<span style='color:{DIFF_COLOR.name()}'>▁▁</span> where the compared tokenizers cut the text differently")
+            parts.append(f"<span style='color:{DIFF_COLOR.name()}'>▁▁</span> tokenizers cut the text differently")
         self.legend.setText("<small>" + " &nbsp;·&nbsp; ".join(parts) + "</small>")
 
     def _new_lane(self) -> Lane:
