@@ -62,6 +62,9 @@ def apply_zoom(point_size: float) -> None:
         return
     font = ui_font(point_size)
     if font.pointSizeF() != app.font().pointSizeF():
+        from explorer.ui.eliding_style import set_indicator_scale  # (eliding_style imports theme, as this does)
+
+        set_indicator_scale(app, font.pointSizeF() / default_point_size())  # before the font: their layout asks it
         app.setFont(font)
         # Under a style sheet Qt hands a new application font to top-level widgets only: hand it
         # down to every child, parents first (findChildren lists a parent before its children).
