@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from explorer.ui.pane import text_height
 from explorer.ui.tokens.lane import MIN_LINES
 
 if TYPE_CHECKING:
@@ -24,16 +25,6 @@ EDITOR_SHARE = 0.25  # of the pane's height the editor grows to with its text, t
 EDITOR_CROWDED = 0.15  # the same when the tokens do not all fit either: they are what the reader came for
 LANES_SHARE = 0.6  # of the room below the editor the lanes keep when they scroll anyway
 DETAILS_SHARE = 0.45  # of the width the details keep beside findings that want more
-
-
-def text_height(editor: PromptEditor, most: float) -> float:
-    """Pixels of the editor's text as laid out, counted up to `most`: a line of Devanagari, Arabic or
-    CJK from a fallback font is taller than the editor font's line spacing says."""
-    layout, block, height = editor.document().documentLayout(), editor.document().begin(), 0.0
-    while block.isValid() and height < most:
-        height += layout.blockBoundingRect(block).height()
-        block = block.next()
-    return height
 
 
 def editor_chrome(editor: PromptEditor) -> int:
