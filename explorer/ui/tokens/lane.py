@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 import numpy as np
 from PySide6.QtCore import QSize, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from explorer.core.algorithms.incremental import (
@@ -49,6 +50,7 @@ class Lane(QWidget):
     token_hovered = Signal(object, int)  # lane, token index
     token_clicked = Signal(object, int)
     status = Signal(object, str)  # this lane, an error or note for the banner ('' clears it)
+    chrome_changed = Signal(object)  # this lane: its title row wrapped to another height (the pane shares the room again)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -71,6 +73,7 @@ class Lane(QWidget):
         self.view.set_dark(session.dark, session.palette)
         self.view.set_text_font(session.font)
         self.min_lines = MIN_LINES  # fewer while the lanes share a small room (tokens/room.py)
+        self._chrome = -1  # the title row's height last announced
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -272,6 +275,18 @@ class Lane(QWidget):
         summary = self.counts.heightForWidth(max(self.counts.width(), 200))
         return max([summary, *others]) + self.layout().spacing()
 
+    def _check_chrome(self) -> None:
+        """Announce a title row that wrapped to another height (a new summary, a new width): the
+        room was shared for the old one, and a summary grown a line would be cut."""
+        chrome = self._chrome_height()
+        if chrome != self._chrome:
+            self._chrome = chrome
+            self.chrome_changed.emit(self)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._check_chrome()
+
     def wanted_height(self) -> int:
         """Pixels the lane needs to show all its tokens (a big text: more than any screen)."""
         return self._chrome_height() + self.view.content_height()
@@ -313,6 +328,7 @@ class Lane(QWidget):
         figure = f"<b>{tokens}</b>" if self.reference is not None else headline(tokens)
         summary = (" · " + summary).replace(f" · {tokens} · ", f" · {figure} · ", 1)[3:]
         self.counts.setText(f"<b>{name}</b>: {summary}")
+        self._check_chrome()
 
 
 def _sentence(text: str) -> str:

@@ -54,6 +54,10 @@ class TokensPane(CompareLanes, Pane):
         self._banner_error = ""
         self.prompt = Prompt()
         self._remembered: str | None = None
+        self._fit_soon = QTimer(self)  # (a lane's summary wrapped anew: share the room again, once per turn)
+        self._fit_soon.setSingleShot(True)
+        self._fit_soon.setInterval(0)
+        self._fit_soon.timeout.connect(self.fit_to_content)
         self._build()
         self._idle = QTimer(self)
         self._idle.setSingleShot(True)
@@ -222,6 +226,7 @@ class TokensPane(CompareLanes, Pane):
         lane.token_hovered.connect(self._on_lane_token_hovered)
         lane.token_clicked.connect(self._on_lane_token_clicked)
         lane.status.connect(self._on_lane_status)
+        lane.chrome_changed.connect(lambda _: self._fit_soon.start())
         lane.view.glyphs_missing.connect(self._on_glyphs_missing)
         lane.ids_under = self.under_button.isChecked()
         lane.set_show_ids(self.ids_button.isChecked())
