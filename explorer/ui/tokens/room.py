@@ -109,11 +109,14 @@ def fit_to_content(pane: TokensPane) -> None:
     comparing = len(pane.lanes) > 1
     least_bottom = MIN_BOTTOM
     if comparing and top_editor + least + MIN_BOTTOM > sum(sizes):
-        # Compared lanes that do not all fit: the editor and the details keep their least (two
-        # lines each, they scroll), each lane fewer lines of tokens
-        top_editor = min(top_editor, editor_least(pane))
+        # Compared lanes that do not all fit: the details keep their least (two lines, they
+        # scroll), each lane fewer lines of tokens, and when not even one line each fits beside
+        # the prompt, the editor gives way too (its least, two lines: it scrolls)
         least_bottom = min(MIN_BOTTOM, max(details_least(pane), pane.bottom.minimumSizeHint().height()))
         least = fit_lane_lines(pane, sum(sizes) - top_editor - least_bottom, handles + legend)
+        if top_editor + least + least_bottom > sum(sizes):
+            top_editor = min(top_editor, editor_least(pane))
+            least = fit_lane_lines(pane, sum(sizes) - top_editor - least_bottom, handles + legend)
     room = sum(sizes) - top_editor
     if lanes + bottom <= room:  # every token shows: the bottom what it needs, the tokens the rest
         top = room - bottom
