@@ -24,6 +24,7 @@ MENU_BUTTON_STYLESHEET = """
 QToolButton { padding: 2px 16px 2px 6px; }
 QToolButton::menu-indicator { subcontrol-origin: margin; subcontrol-position: right center; right: 5px; }
 """
+_STYLE_OBJECT = "explorer_eliding_style_object"  # the style itself (under a style sheet app.style() is Qt's wrapper)
 
 
 def shown_text(text: str, option: QStyleOptionComboBox, style: QStyle, widget: QWidget | None) -> str:
@@ -79,13 +80,30 @@ class _ComboText(QObject):
         painter.end()
 
 
+# Fusion's check box and radio button indicators are a fixed 13-14 px whatever the font: these
+# grow with the zoom (set_indicator_scale), so presentation mode's check boxes are not specks.
+_INDICATORS = frozenset({QStyle.PixelMetric.PM_IndicatorWidth, QStyle.PixelMetric.PM_IndicatorHeight,
+                         QStyle.PixelMetric.PM_ExclusiveIndicatorWidth,
+                         QStyle.PixelMetric.PM_ExclusiveIndicatorHeight})
+
+
 class ElidingStyle(QProxyStyle):
-    """Fusion, whose combo boxes elide their current text (see the module's docstring). Only
-    `polish` is overridden: each Python override is a call into Python for every widget drawn."""
+    """Fusion, whose combo boxes elide their current text (see the module's docstring), and
+    whose indicators grow with the zoom. Only `polish` and `pixelMetric` are overridden: each
+    Python override is a call into Python for every widget drawn (pixelMetric: measured below
+    a millisecond per repaint of the whole window, see set_indicator_scale)."""
 
     def __init__(self) -> None:
         super().__init__("Fusion")
         self._combo_text = _ComboText(self)
+        self.indicator_scale = 1.0
+
+    def pixelMetric(self, metric: QStyle.PixelMetric, option: object = None,  # noqa: N802 (Qt override)
+                    widget: QWidget | None = None) -> int:
+        value = super().pixelMetric(metric, option, widget)  # type: ignore[arg-type]
+        if metric in _INDICATORS and self.indicator_scale != 1.0:
+            return round(value * self.indicator_scale)
+        return value
 
     def polish(self, target: object) -> None:  # type: ignore[override]  # noqa: D102 (Qt override)
         super().polish(target)  # type: ignore[arg-type]
@@ -105,6 +123,14 @@ class ElidingStyle(QProxyStyle):
             target.removeEventFilter(self._combo_text)
 
 
+def set_indicator_scale(app: QApplication, scale: float) -> None:
+    """Check boxes and radio buttons drawn `scale` times Fusion's size (the zoom's UI font over
+    the normal one); called by explorer/ui/zoom.apply_zoom before the new font goes out."""
+    style = app.property(_STYLE_OBJECT)
+    if isinstance(style, ElidingStyle):
+        style.indicator_scale = scale
+
+
 def use_eliding_style(app: QApplication) -> None:
     """Make the eliding Fusion style the application's (once: a theme change keeps it). Under a
     style sheet `app.style()` is Qt's wrapper, so the application remembers the style itself."""
@@ -112,3 +138,4 @@ def use_eliding_style(app: QApplication) -> None:
         style = ElidingStyle()
         app.setStyle(style)
         app.setProperty(_STYLE_PROPERTY, True)
+        app.setProperty(_STYLE_OBJECT, style)

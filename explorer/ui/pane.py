@@ -6,14 +6,39 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from PySide6.QtCore import QSize, Qt, QTimer
-from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QResizeEvent, QTextDocument, QTextOption
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from explorer.ui.flow import FlowLayout
 from explorer.ui.session import Session
 from explorer.ui.zoom import add_keeping_fonts, fit_rows
 
 LATER_MS = 50  # between the parts a pane built at once defers `later` (each in a turn of its own)
+
+
+def text_height(editor: QPlainTextEdit, most: float, width: float | None = None, characters: int | None = None) -> float:
+    """Pixels of an editor's text as laid out (its margins left out), counted up to `most`: a line
+    of Devanagari, Arabic or CJK from a fallback font is taller than the editor font's line
+    spacing says, so QFontMetrics alone would miss it. `width`: laid out at this width instead, in
+    a scratch document with the editor's font (in a resize event the editor's own layout still has
+    the old width); `characters`: the first so many only. The one measure of the Tokens pane's
+    prompt and the Chat pane's messages."""
+    document = editor.document()
+    if width is not None:
+        scratch = QTextDocument()
+        scratch.setDefaultFont(editor.font())
+        scratch.setDocumentMargin(document.documentMargin())
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        scratch.setDefaultTextOption(option)
+        scratch.setPlainText(editor.toPlainText()[:characters])
+        scratch.setTextWidth(max(width, 40))
+        document = scratch
+    layout, block, height = document.documentLayout(), document.begin(), 0.0
+    while block.isValid() and height < most:
+        height += layout.blockBoundingRect(block).height()
+        block = block.next()
+    return height
 
 
 def example_bar(examples: Sequence[tuple[str, str, str]],

@@ -62,6 +62,9 @@ def apply_zoom(point_size: float) -> None:
         return
     font = ui_font(point_size)
     if font.pointSizeF() != app.font().pointSizeF():
+        from explorer.ui.eliding_style import set_indicator_scale  # (eliding_style imports theme, as this does)
+
+        set_indicator_scale(app, font.pointSizeF() / default_point_size())  # before the font: their layout asks it
         app.setFont(font)
         # Qt hands a new application font out later, in posted events (under a style sheet, to
         # top-level widgets only), and the rows below are fitted now: hand it to every widget at

@@ -79,10 +79,12 @@ def token_text(data: bytes, isolate_hex: bool = False) -> str:
                        for ok, part in split_valid(data))
 
 
-def shown_text(data: bytes) -> str:
+def shown_text(data: bytes, alone: bool = False) -> str:
     """A token on one line, as tables and lists show it: `·the`, `↵`, `<E0 A4>` (the token view
-    keeps a real line break after `↵`; a table cell would cut the text there)."""
-    return token_text(data).replace("\n", "")
+    keeps a real line break after `↵`; a table cell would cut the text there). `alone`: in a cell
+    of its own, a leading combining mark on a dotted circle (see standalone_text), else it is
+    drawn onto the cell's left edge and cut."""
+    return (standalone_text(data) if alone else token_text(data)).replace("\n", "")
 
 
 def escaped(data: bytes) -> str:

@@ -73,8 +73,10 @@ def chat_display(result: ChatResult, tokenizer: Tokenizer) -> ChatDisplay:
                 prefix = ("\n" if builder.line else "") + label + "\n"
                 labels = ((utf16_length(prefix) - utf16_length(label) - 1, utf16_length(label)),)
                 builder.line = 0
-            piece = builder.text_piece(ids[begin:end], following if end < stop else None, text,
-                                       tokens.starts[begin:end], tokens.ends[begin:end], flags[begin:end])
+            inside_row = end < stop  # (the next chunk goes on in this row: no break before a glued token)
+            piece = builder.text_piece(ids[begin:end], following if inside_row else None, text,
+                                       tokens.starts[begin:end], tokens.ends[begin:end], flags[begin:end],
+                                       (int(tokens.starts[end]), int(flags[end])) if inside_row else None)
             shift = utf16_length(prefix)
             chunks.append(DisplayChunk(ids[begin:end], flags[begin:end], control[begin:end],
                                        DisplayPiece(prefix + piece.text, piece.starts + shift, piece.painted,

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Signal
-from PySide6.QtGui import QFontMetrics, QTextDocument, QTextOption
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QPlainTextEdit, QPushButton, QScrollArea, QToolButton,
                                QVBoxLayout, QWidget)
 
 from explorer.core.chat import ROLES, Message
+from explorer.ui.pane import text_height
 
 EDITOR_LINES = 4  # a message's editor shows at least this many lines at any zoom (a fixed 72 px was 2 at presentation size)
 MAX_LINES = 12  # ... and grows with its text up to this many, then scrolls
@@ -45,26 +46,17 @@ class MessageRow(QWidget):
 
     def _fit_height(self, width: int | None = None) -> None:
         """As tall as the text at the editor's width, between EDITOR_LINES and MAX_LINES lines of its
-        font, with its frame and margins. The text is laid out in a scratch document with the
-        editor's font: a line of Devanagari or CJK comes from a fallback font (Noto CJK) and is
-        taller than the UI font's own line, which QFontMetrics alone would miss (hence also the
-        1.1 of the least height). `width`: the editor's new width (in its resize event the
+        font, with its frame and margins, the text measured by pane.text_height (a line from a
+        fallback font, Noto CJK, is taller than the UI font's: hence also the 1.1 of the least
+        height). `width`: the editor's new width (in its resize event the
         viewport still has its old one); the text is measured at the width less the frame, as a
         scroll bar shows only past MAX_LINES."""
         editor = self.content
         line = QFontMetrics(editor.font()).lineSpacing() * 1.1
         margin = editor.document().documentMargin()
-        scratch = QTextDocument()
-        scratch.setDefaultFont(editor.font())
-        scratch.setDocumentMargin(margin)
-        option = QTextOption()
-        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-        scratch.setDefaultTextOption(option)
-        scratch.setPlainText(editor.toPlainText()[:MEASURED])
-        inner = (editor.width() if width is None else width) - 2 * editor.frameWidth()
-        scratch.setTextWidth(max(inner, 40))
-        text = scratch.size().height() + 2  # (the document's own margins included)
         least, most = EDITOR_LINES * line + 2 * margin, MAX_LINES * line + 2 * margin
+        inner = (editor.width() if width is None else width) - 2 * editor.frameWidth()
+        text = text_height(editor, most, inner, MEASURED) + 2 * margin + 2
         height = int(min(max(text, least), most) + 2 * editor.frameWidth() + 0.5)
         if height != editor.height() or editor.minimumHeight() != height:
             editor.setFixedHeight(height)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtCore import QSize, QTimer
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QStyle, QStyleOptionComboBox, QToolButton, QWidget
 
 from explorer.core.sources.tokenizer import Tokenizer
 from explorer.ui.picker import BUNDLED
@@ -17,6 +17,25 @@ if TYPE_CHECKING:
     from explorer.ui.session import Session
 
 MAX_LANES = 4
+
+
+class CurrentWidthCombo(QComboBox):
+    """A combo box as wide as its current choice, not its longest one (a compared lane's title
+    row: the summary beside it gets the rest of the row, one line more often than two)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.currentIndexChanged.connect(lambda _: self.updateGeometry())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        text = QSize(self.fontMetrics().horizontalAdvance(self.currentText()) + 4, self.fontMetrics().height())
+        size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option, text, self)
+        return QSize(size.width(), super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (the whole name: an id cut off is a wrong id)
+        return self.sizeHint()
 
 
 class CompareLanes:
@@ -48,20 +67,19 @@ class CompareLanes:
             return None
         lane = self._new_lane()
         lane.mode = self.session.special_mode
-        header = QHBoxLayout()
-        choice = QComboBox(lane)
+        choice = CurrentWidthCombo(lane)
         choice.setObjectName("compareChoice")
         choice.setAccessibleName("Tokenizer to compare with")
-        remove = QPushButton("Remove", lane)
+        remove = QToolButton(lane)  # (a cross, not a word: room for the summary beside it)
+        remove.setText("\u2715")
         remove.setAccessibleName("Remove this comparison")
+        remove.setToolTip("Remove this comparison")
         label = QLabel("Compare with:", lane)
         label.setBuddy(choice)  # (on Linux a screen reader names a combo box by its label)
-        header.addWidget(label)
-        header.addWidget(choice, 1)
+        header = lane.header_layout  # (the summary between the choice and the button: one row)
+        header.insertWidget(0, label)
+        header.insertWidget(1, choice)
         header.addWidget(remove)
-        row = QWidget(lane)
-        row.setLayout(header)
-        lane.header_layout.addWidget(row)
         lane.choice = choice  # type: ignore[attr-defined]
         self._fill_choices(choice)
         choice.activated.connect(lambda _: self._load_compare(lane, choice.currentData()))

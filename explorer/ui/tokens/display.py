@@ -159,12 +159,14 @@ class DisplayBuilder:
             self.painted[token_id] = self.lengths[token_id] - (self.show_ids or text.endswith("\n"))
 
     def piece(self, ids: Sequence[int] | np.ndarray, following: int | None = None,
-              captions: dict[int, str] | None = None, glue: np.ndarray | None = None) -> DisplayPiece:
+              captions: dict[int, str] | None = None, glue: np.ndarray | None = None,
+              following_glued: bool = False) -> DisplayPiece:
         """The display of `ids`; `following` is the id of the token after them, if any (it decides
         whether a final carriage return ends a line or is the first half of "\\r\\n").
         `captions` ({index in ids: character}, see split_captions) go after their token's text,
         uncoloured: the character whose bytes the hex pieces before it are (text mode only).
-        Before the tokens at `glue` (indices in ids, see glued) no line break is allowed."""
+        Before the tokens at `glue` (indices in ids, see glued) no line break is allowed, nor
+        before the following token when `following_glued` (the next piece breaks the line then)."""
         ids = np.asarray(ids, np.int64)
         self._learn(ids)
         column = self.texts[ids]
@@ -189,9 +191,10 @@ class DisplayBuilder:
             next_lf[-1] = self.starts_lf[following]
         lone_cr = np.flatnonzero(self.ends_cr[ids] & ~next_lf)
         breaks[lone_cr] = True
-        held = np.zeros(len(ids), bool)  # (a forced break never goes before a glued token either)
+        held = np.zeros(len(ids) + 1, bool)  # (a forced break never goes before a glued token either)
         if glue is not None:
             held[glue] = True
+        held[-1] = following_glued
         added = np.concatenate([lone_cr, _forced_breaks(np.cumsum(lengths), breaks, self.line, held)])
         for index in added.tolist():
             texts[index] += "\n"
@@ -204,10 +207,14 @@ class DisplayBuilder:
 
 
     def text_piece(self, ids: np.ndarray, following: int | None, text: str, starts: np.ndarray, ends: np.ndarray,
-                   flags: np.ndarray) -> DisplayPiece:
+                   flags: np.ndarray, next_token: tuple[int, int] | None = None) -> DisplayPiece:
         """`piece` for tokens of `text` (their character `starts`, `ends` and `flags`): split
-        characters captioned after their pieces, and no line break inside one (see glued)."""
-        return self.piece(ids, following, split_captions(text, starts, ends, flags), glued(text, starts, flags))
+        characters captioned after their pieces, and no line break inside one (see glued), not
+        even between this piece and the next: `next_token` is the following token's (start, flags)."""
+        following_glued = next_token is not None and len(
+            glued(text, np.asarray([next_token[0]], np.int64), np.asarray([next_token[1]], np.uint8))) > 0
+        return self.piece(ids, following, split_captions(text, starts, ends, flags), glued(text, starts, flags),
+                          following_glued)
 
     def _keep_joined(self, ids: np.ndarray, texts: list[str], lengths: np.ndarray, painted: np.ndarray) -> None:
         """Ids under the text: an id between two Arabic letters that join would cut the word into
@@ -226,8 +233,9 @@ def _forced_breaks(ends: np.ndarray, breaks: np.ndarray, carry: int, held: np.nd
 
     `ends` are the display ends of the tokens, `breaks` marks tokens that end a line anyway and
     `carry` is the length of the line the first token continues; a token `held` keeps the one
-    before it on its line (the break moves past it). Only lines that are too long are walked,
-    one forced break at a time.
+    before it on its line (the break moves past it); `held` has one more entry, for the token
+    after the last (held: no break after the last, the next piece breaks the line). Only lines
+    that are too long are walked, one forced break at a time.
     """
     count = len(ends)
     ended = np.flatnonzero(breaks)
@@ -243,10 +251,10 @@ def _forced_breaks(ends: np.ndarray, breaks: np.ndarray, carry: int, held: np.nd
         begin = int(begins[first])
         while True:
             over = int(np.searchsorted(ends, begin + LONG_LINE, side="right"))  # the first token past the limit
+            while held is not None and over + 1 < len(held) and held[over + 1]:
+                over += 1
             if over >= line_end:
                 break
-            while held is not None and over + 1 < line_end and held[over + 1]:
-                over += 1
             forced.append(over)
             begin = int(ends[over])
         done = line_end

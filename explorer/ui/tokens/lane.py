@@ -16,7 +16,8 @@ from collections.abc import Iterator
 
 import numpy as np
 from PySide6.QtCore import QSize, QTimer, Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from explorer.core.algorithms.incremental import (
     Edit, TokenBatch, TokenizedText, effective_mode, encode_stream, join_batches)
@@ -49,6 +50,7 @@ class Lane(QWidget):
     token_hovered = Signal(object, int)  # lane, token index
     token_clicked = Signal(object, int)
     status = Signal(object, str)  # this lane, an error or note for the banner ('' clears it)
+    chrome_changed = Signal(object)  # this lane: its title row wrapped to another height (the pane shares the room again)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -70,14 +72,18 @@ class Lane(QWidget):
         self.view = TokenView(self)
         self.view.set_dark(session.dark, session.palette)
         self.view.set_text_font(session.font)
+        self.min_lines = MIN_LINES  # fewer while the lanes share a small room (tokens/room.py)
+        self._chrome = -1  # the title row's height last announced
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
+        # The lane's title row: its summary, beside a compared lane's choice and Remove button (one
+        # row, not two: three lanes at 1280x800 in presentation mode then keep their tokens in sight).
         self.header = QWidget(self)
-        self.header_layout = QVBoxLayout(self.header)
+        self.header_layout = QHBoxLayout(self.header)
         self.header_layout.setContentsMargins(0, 0, 0, 0)
+        self.header_layout.addWidget(self.counts, 1)
         layout.addWidget(self.header)
-        layout.addWidget(self.counts)
         layout.addWidget(self.view, 1)
         self._drain_timer = QTimer(self)
         self._drain_timer.setInterval(0)
@@ -136,8 +142,9 @@ class Lane(QWidget):
         following = int(self.state.ids[stop]) if stop < len(self.state) else None
         self._builder.line = self.view.line_length_at(self.view.position_of(edit.first))
         state = self.state
+        after = (int(state.starts[stop]), int(state.flags[stop])) if stop < len(state) else None
         piece = self._builder.text_piece(ids, following, state.text, state.starts[edit.first:stop],
-                                         state.ends[edit.first:stop], flags)
+                                         state.ends[edit.first:stop], flags, after)
         self.view.replace_tokens(edit.first, edit.removed, ids, flags, piece)
 
     # Full encoding
@@ -191,8 +198,9 @@ class Lane(QWidget):
             for first in range(0, len(ids), GROUP_TOKENS):
                 stop = first + GROUP_TOKENS
                 following = int(ids[stop]) if stop < len(ids) else None
+                after = (int(starts[stop]), int(flags[stop])) if stop < len(ids) else None
                 piece = builder.text_piece(ids[first:stop], following, text, starts[first:stop], ends[first:stop],
-                                           flags[first:stop])
+                                           flags[first:stop], after)
                 yield None, ids[first:stop], flags[first:stop], piece
 
         self._start_job("showing the tokens again", work)
@@ -259,19 +267,35 @@ class Lane(QWidget):
             self.counts.setText(f"Tokenizing... {plural(len(state), 'token')} so far")
 
     def _chrome_height(self) -> int:
-        """The compare header and the summary, wrapped at the lane's width: always shown whole."""
-        spacing = self.layout().spacing()
-        return self.header.sizeHint().height() + self.counts.heightForWidth(max(self.counts.width(), 200)) + 2 * spacing
+        """The title row: the summary wrapped at its width, or a compared lane's choice and button
+        if taller: always shown whole."""
+        layout = self.header_layout
+        others = [layout.itemAt(i).sizeHint().height() for i in range(layout.count())
+                  if layout.itemAt(i).widget() is not self.counts]
+        summary = self.counts.heightForWidth(max(self.counts.width(), 200))
+        return max([summary, *others]) + self.layout().spacing()
+
+    def _check_chrome(self) -> None:
+        """Announce a title row that wrapped to another height (a new summary, a new width): the
+        room was shared for the old one, and a summary grown a line would be cut."""
+        chrome = self._chrome_height()
+        if chrome != self._chrome:
+            self._chrome = chrome
+            self.chrome_changed.emit(self)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._check_chrome()
 
     def wanted_height(self) -> int:
         """Pixels the lane needs to show all its tokens (a big text: more than any screen)."""
         return self._chrome_height() + self.view.content_height()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        """The summary whole and MIN_LINES lines of tokens (fewer if its tokens take fewer): the
+        """The summary whole and `min_lines` lines of tokens (fewer if its tokens take fewer): the
         splitter of lanes never squeezes a lane below it (the lanes scroll instead)."""
         hint = super().minimumSizeHint()
-        lines = min(self.view.lines_height(MIN_LINES), self.view.content_height())
+        lines = min(self.view.lines_height(self.min_lines), self.view.content_height())
         return QSize(hint.width(), max(hint.height(), self._chrome_height() + lines))
 
     # Counts
@@ -295,11 +319,16 @@ class Lane(QWidget):
             summary = summary.rsplit(" · ", 2)[0] + " · counting words..."
         name = self.tokenizer.name if self.tokenizer is not None else ""
         if self.reference is not None and self.reference[0] and self.complete:
+            # (the characters, bytes and words are the first lane's: a compared lane says what differs)
+            parts = summary.split(" · ")
+            summary = " · ".join([parts[2], *parts[3:4], *parts[5:]])
             change = 100 * (len(self.state) - self.reference[0]) / self.reference[0]
             summary += f" · <b>{change:+.1f}%</b> tokens vs {self.reference[1]}"
-        tokens = plural(len(self.state), "token")  # the figure a speaker points at: large
-        summary = summary.replace(f" · {tokens} · ", f" · {headline(tokens)} · ", 1)
+        tokens = plural(len(self.state), "token")  # the figure a speaker points at: large (a compared lane's: its change)
+        figure = f"<b>{tokens}</b>" if self.reference is not None else headline(tokens)
+        summary = (" · " + summary).replace(f" · {tokens} · ", f" · {figure} · ", 1)[3:]
         self.counts.setText(f"<b>{name}</b>: {summary}")
+        self._check_chrome()
 
 
 def _sentence(text: str) -> str:
@@ -313,14 +342,16 @@ def _displayed(batches: Iterator[TokenBatch], builder: DisplayBuilder, text: str
     the view, and a few array copies on the GUI thread), each with its display. A group's display
     is built once the next group has started: whether its last carriage return ends a line depends
     on the token after it. Characters split across tokens get their glyph after their pieces."""
-    def piece(group: TokenBatch, following: int | None) -> DisplayPiece:
-        return builder.text_piece(group.ids, following, text, group.starts, group.ends, group.flags)
+    def piece(group: TokenBatch, following: TokenBatch | None) -> DisplayPiece:
+        if following is None or not len(following.ids):
+            return builder.text_piece(group.ids, None, text, group.starts, group.ends, group.flags)
+        after = (int(following.starts[0]), int(following.flags[0]))
+        return builder.text_piece(group.ids, int(following.ids[0]), text, group.starts, group.ends, group.flags, after)
 
     previous: TokenBatch | None = None
     for group in _grouped(batches):
         if previous is not None:
-            following = int(group.ids[0]) if len(group.ids) else None
-            yield previous, previous.ids, previous.flags, piece(previous, following)
+            yield previous, previous.ids, previous.flags, piece(previous, group)
         previous = group
     if previous is not None:
         yield previous, previous.ids, previous.flags, piece(previous, None)

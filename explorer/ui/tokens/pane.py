@@ -54,6 +54,10 @@ class TokensPane(CompareLanes, Pane):
         self._banner_error = ""
         self.prompt = Prompt()
         self._remembered: str | None = None
+        self._fit_soon = QTimer(self)  # (a lane's summary wrapped anew: share the room again, once per turn)
+        self._fit_soon.setSingleShot(True)
+        self._fit_soon.setInterval(0)
+        self._fit_soon.timeout.connect(self.fit_to_content)
         self._build()
         self._idle = QTimer(self)
         self._idle.setSingleShot(True)
@@ -208,11 +212,12 @@ class TokensPane(CompareLanes, Pane):
     def _show_legend(self) -> None:
         """What the marks in the view and the editor mean (the comparison's only while comparing)."""
         muted = self.palette().placeholderText().color().name()
-        parts = ["<b>╻</b> a notch: a token starts",
-                 "<u>&nbsp;&nbsp;&nbsp;</u> byte pieces of one character, its glyph after them",
-                 f"<span style='color:{muted}'>┈┈</span> dotted underline in the prompt: a character split across tokens"]
+        # (short: at 1280 px in presentation mode it stays one line, which three compared lanes need)
+        parts = ["<b>╻</b> a token starts",
+                 "<u>&nbsp;&nbsp;&nbsp;</u> byte pieces of one character, then its glyph",
+                 f"<span style='color:{muted}'>┈┈</span> dotted underline: a character split across tokens"]
         if len(self.lanes) > 1:
-            parts.append(f"<span style='color:{DIFF_COLOR.name()}'>▁▁</span> where the compared tokenizers cut the text differently")
+            parts.append(f"<span style='color:{DIFF_COLOR.name()}'>▁▁</span> tokenizers cut the text differently")
         self.legend.setText("<small>" + " &nbsp;·&nbsp; ".join(parts) + "</small>")
 
     def _new_lane(self) -> Lane:
@@ -221,6 +226,7 @@ class TokensPane(CompareLanes, Pane):
         lane.token_hovered.connect(self._on_lane_token_hovered)
         lane.token_clicked.connect(self._on_lane_token_clicked)
         lane.status.connect(self._on_lane_status)
+        lane.chrome_changed.connect(lambda _: self._fit_soon.start())
         lane.view.glyphs_missing.connect(self._on_glyphs_missing)
         lane.ids_under = self.under_button.isChecked()
         lane.set_show_ids(self.ids_button.isChecked())

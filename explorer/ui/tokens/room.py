@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from explorer.ui.pane import text_height
+from explorer.ui.tokens.lane import MIN_LINES
+
 if TYPE_CHECKING:
     from explorer.ui.tokens.editor import PromptEditor
     from explorer.ui.tokens.pane import TokensPane
@@ -24,14 +27,34 @@ LANES_SHARE = 0.6  # of the room below the editor the lanes keep when they scrol
 DETAILS_SHARE = 0.45  # of the width the details keep beside findings that want more
 
 
-def text_height(editor: PromptEditor, most: float) -> float:
-    """Pixels of the editor's text as laid out, counted up to `most`: a line of Devanagari, Arabic or
-    CJK from a fallback font is taller than the editor font's line spacing says."""
-    layout, block, height = editor.document().documentLayout(), editor.document().begin(), 0.0
-    while block.isValid() and height < most:
-        height += layout.blockBoundingRect(block).height()
-        block = block.next()
-    return height
+def editor_chrome(editor: PromptEditor) -> int:
+    """Pixels of the editor's frame and margins around its text."""
+    return 2 * editor.frameWidth() + 2 * int(editor.document().documentMargin()) + 2
+
+
+def editor_least(pane: TokensPane) -> int:
+    """The editor at its smallest: EDITOR_LINES lines (compared lanes that do not fit ask it)."""
+    return EDITOR_LINES * pane.editor.fontMetrics().lineSpacing() + editor_chrome(pane.editor)
+
+
+def details_least(pane: TokensPane) -> int:
+    """The details at their smallest: EDITOR_LINES lines, scrolling (while compared lanes need the room)."""
+    details = pane.details
+    return EDITOR_LINES * details.fontMetrics().lineSpacing() + 2 * details.frameWidth() + 8
+
+
+def fit_lane_lines(pane: TokensPane, room: int, extra: int) -> int:
+    """The lanes' least height once each keeps as many lines as let all fit in `room` with
+    `extra` (legend, handles): MIN_LINES, else fewer, down to one line each. Compared lanes then
+    all show their summary and first lines without the lanes scrolling."""
+    least = 0
+    for lines in range(MIN_LINES, 0, -1):
+        for lane in pane.lanes:
+            lane.min_lines = lines
+        least = sum(lane.minimumSizeHint().height() for lane in pane.lanes) + extra
+        if least <= room:
+            break
+    return least
 
 
 def editor_height(pane: TokensPane, total: int, share: float = EDITOR_SHARE) -> int:
@@ -39,7 +62,7 @@ def editor_height(pane: TokensPane, total: int, share: float = EDITOR_SHARE) -> 
     `total`; a text of up to EDITOR_LINES lines is kept whole whatever the share."""
     editor = pane.editor
     line = editor.fontMetrics().lineSpacing()
-    chrome = 2 * editor.frameWidth() + 2 * int(editor.document().documentMargin()) + 2
+    chrome = editor_chrome(editor)
     least = EDITOR_LINES * line
     text = text_height(editor, max(total, least))
     cap = max(int(total * share), min(text, 2 * least) + chrome)
@@ -69,6 +92,7 @@ def fit_to_content(pane: TokensPane) -> None:
         return
     share_bottom(pane)
     for lane in pane.lanes:  # (a summary or a first line of tokens may have grown since)
+        lane.min_lines = MIN_LINES
         lane.updateGeometry()
     handles = pane.lanes_widget.handleWidth() * (len(pane.lanes) - 1)
     legend = pane.legend.heightForWidth(max(pane.legend.width(), 200)) + 2
@@ -82,6 +106,17 @@ def fit_to_content(pane: TokensPane) -> None:
     top_editor = editor_height(pane, sum(sizes))
     if top_editor + lanes + bottom > sum(sizes):  # the tokens scroll: the editor gives up some of its share
         top_editor = editor_height(pane, sum(sizes), EDITOR_CROWDED)
+    comparing = len(pane.lanes) > 1
+    least_bottom = MIN_BOTTOM
+    if comparing and top_editor + least + MIN_BOTTOM > sum(sizes):
+        # Compared lanes that do not all fit: the details keep their least (two lines, they
+        # scroll), each lane fewer lines of tokens, and when not even one line each fits beside
+        # the prompt, the editor gives way too (its least, two lines: it scrolls)
+        least_bottom = min(MIN_BOTTOM, max(details_least(pane), pane.bottom.minimumSizeHint().height()))
+        least = fit_lane_lines(pane, sum(sizes) - top_editor - least_bottom, handles + legend)
+        if top_editor + least + least_bottom > sum(sizes):
+            top_editor = min(top_editor, editor_least(pane))
+            least = fit_lane_lines(pane, sum(sizes) - top_editor - least_bottom, handles + legend)
     room = sum(sizes) - top_editor
     if lanes + bottom <= room:  # every token shows: the bottom what it needs, the tokens the rest
         top = room - bottom
@@ -90,7 +125,9 @@ def fit_to_content(pane: TokensPane) -> None:
         # ... but the details stay whole where the lanes keep their least so (findings rows scroll first)
         whole = min(needed, max(room - least, room - int(room * LANES_SHARE)))
         top = min(top, room - whole)
-    top = max(0, min(top, room - MIN_BOTTOM))
+        if comparing:  # every compared lane in sight (its summary, its first lines) before the details
+            top = max(top, least)
+    top = max(0, min(top, room - least_bottom))
     splitter.setSizes([top_editor, top, room - top])
     if len(pane.lanes) > 1:  # each lane as much as it holds, the spare shared out evenly
         wanted = [min(lane.wanted_height(), top) for lane in pane.lanes]

@@ -79,7 +79,7 @@ def _cell(merge: Merge | None) -> str:
     if merge is None:
         return ""
     mark = f"  {TIE_MARK}" if merge.tie is not None else ""
-    return f"{shown_text(merge.token)}  ({merge.count:,}){mark}"
+    return f"{shown_text(merge.token, True)}  ({merge.count:,}){mark}"
 
 
 class RulesCompareView(QDialog):

@@ -109,8 +109,9 @@ class MergesModel(QAbstractTableModel):
                 if len(self._shown) > _SHOWN_LIMIT:
                     self._shown.clear()
                 texts = self._shown[row] = (
-                    f"{merge.rank + 1:,}", shown_text(self.vocab[merge.left]), shown_text(self.vocab[merge.right]),
-                    shown_text(merge.token), str(merge.new_id), f"{merge.count:,}", _tie_text(merge))
+                    f"{merge.rank + 1:,}", shown_text(self.vocab[merge.left], True),
+                    shown_text(self.vocab[merge.right], True), shown_text(merge.token, True), str(merge.new_id),
+                    f"{merge.count:,}", _tie_text(merge))
             return texts[column]
         if role == Qt.ItemDataRole.BackgroundRole:
             return self.highlight if newest else None

@@ -48,6 +48,19 @@ def decade_text(power: int) -> str:
     return str(10 ** power) if power >= 0 else f"{10.0 ** power:g}"
 
 
+def count_text(value: float) -> str:
+    """A count between decades as the axis labels it: '2k', '1.5k', '300', '0.5'.
+
+    >>> [count_text(v) for v in (2000, 1500, 300, 0.5, 2.5e6)]
+    ['2k', '1.5k', '300', '0.5', '2.5M']
+    """
+    value = float(f"{value:.3g}")  # (three significant digits: the ends of a short range differ in them)
+    for suffix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= scale:
+            return f"{value / scale:g}{suffix}"
+    return f"{value:g}"
+
+
 class DecadeAxis(pg.AxisItem):
     """A log axis labelled at whole decades only (1, 10, 100, 1k), skipping decades when they sit
     closer than a label allows; pyqtgraph's own labels 2 ... 9 between them pile into a stack."""
@@ -55,16 +68,34 @@ class DecadeAxis(pg.AxisItem):
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, list[float]]]:  # noqa: N802,N803
         low, high = sorted((minVal, maxVal))
         first, last = math.ceil(low - 1e-9), math.floor(high + 1e-9)
-        if last < first or size <= 0:
+        if size <= 0 or high <= low:
             return []
+        if last < first:  # no whole decade in sight
+            return [(1.0, self.short_range_ticks(low, high, first, last))]
         step = self.decade_step(high - low, size)
         start = math.ceil(first / step) * step
         majors = [float(v) for v in range(start, last + 1, step)]
+        if len(majors) < 2:  # a short range (a zoom, a small plot): never one lone "1k"
+            return [(1.0, self.short_range_ticks(low, high, first, last))]
         minors: list[float] = []
         if step == 1 and size / max(high - low, 1e-9) >= 4 * self.label_size():  # room for unlabelled 2 ... 9
             minors = [d + math.log10(m) for d in range(first - 1, last + 1) for m in range(2, 10)
                       if low <= d + math.log10(m) <= high]
         return [(float(step), majors), (0.1, minors)]
+
+    @staticmethod
+    def short_range_ticks(low: float, high: float, first: int, last: int) -> list[float]:
+        """At least two labelled values in [low, high]: the outer whole decades when there are two,
+        else the coarsest of 1-2-5, 1-2-3-5-7 or every digit times a decade that gives two, else
+        the range's two ends."""
+        if last > first:
+            return [float(first), float(last)]
+        for digits in ((1, 2, 5), (1, 2, 3, 5, 7), range(1, 10)):
+            values = [d + math.log10(m) for d in range(first - 1, last + 2) for m in digits
+                      if low - 1e-9 <= d + math.log10(m) <= high + 1e-9]
+            if len(values) >= 2:
+                return [values[0], values[-1]] if len(values) > 3 else values
+        return [low, high]
 
     def decade_step(self, span: float, size: float) -> int:
         """Decades per label so that labels stand at least LABEL_GAP label sizes apart."""
@@ -82,7 +113,7 @@ class DecadeAxis(pg.AxisItem):
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
         if spacing < 1:  # the unlabelled ticks between decades
             return ["" for _ in values]
-        return [decade_text(round(v)) for v in values]
+        return [decade_text(round(v)) if abs(v - round(v)) < 1e-6 else count_text(10 ** v) for v in values]
 
 
 class Series:
