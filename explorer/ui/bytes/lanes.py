@@ -18,6 +18,7 @@ from explorer.core.text.graphemes import grapheme_bounds
 from explorer.core.text.streaming import LaneState
 from explorer.core.text.utf8 import REPLACEMENT
 from explorer.ui.bytes.roles import pending_color, replacement_color, token_color_name
+from explorer.ui.line_scroll import whole_line_scroll
 from explorer.ui.pane import WrappingLabel
 
 NAIVE_TITLE = "<b>Naive</b><br><small>each token decoded alone</small>"
@@ -56,12 +57,11 @@ class _LaneView(QScrollArea):
         bar, height = self.verticalScrollBar(), self.viewport().height()
         text_height = self.label.height() - self._tail
         tops = self._line_tops() if text_height > height else [0.0]
-        start = min((top for top in tops if top >= text_height - height), default=tops[-1])
-        tail = max(0, int(round(start)) + height - text_height) if text_height > height else 0
+        start, tail = whole_line_scroll(tops, text_height, height, (tops[-1], text_height))
         if tail != self._tail:
             self._tail = tail
             self.label.setContentsMargins(0, 0, 0, tail)  # (the range changes: this runs again)
-        bar.setValue(min(int(round(start)), bar.maximum()))
+        bar.setValue(min(start, bar.maximum()))
 
     def _line_tops(self) -> list[float]:
         """Where each line of the label's text starts (laid out as QLabel does: no document margin)."""

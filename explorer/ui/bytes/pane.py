@@ -362,10 +362,10 @@ class BytesPane(Pane):
     def _scroll_to_token(self, index: int) -> None:
         if index < len(self.tokens) and self.strip.bands:
             bar, height = self.strip_scroll.verticalScrollBar(), self.strip_scroll.viewport().height()
-            value = self.strip.scroll_stop(index, bar.value(), height)
+            value, tail = self.strip.scroll_stop(index, bar.value(), height)
             # Room below the last band for the view to start at a band's top (else the end of the
             # stream showed the band above cut in half); the range grows, then this runs again.
-            self.strip.set_tail(max(0, value + height - (self.strip.minimumHeight() - self.strip.tail)))
+            self.strip.set_tail(tail)
             bar.setValue(min(value, bar.maximum()))
 
     # Selection between strip and table

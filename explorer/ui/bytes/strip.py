@@ -23,6 +23,7 @@ from explorer.core.text.chars import CharInfo, glyph_alone, visible
 from explorer.core.text.graphemes import emoji_clusters
 from explorer.core.text.utf8 import REPLACEMENT, StreamStep, byte_role
 from explorer.ui.bytes.roles import pending_color, replacement_color, role_color, token_color_name
+from explorer.ui.line_scroll import whole_line_scroll
 
 MARGIN, CELL_PAD, BAND_GAP = 6.0, 4.0, 14.0
 ROWS = ("char", "code point", "UTF-8", "bits", "token", "naive", "buffered")
@@ -177,7 +178,7 @@ class ByteStrip(QWidget):
         self.setMinimumHeight(int(math.ceil(self._bottom)) + self.tail)
 
     def set_tail(self, tail: int) -> None:
-        """Blank room under the last band (see scroll_stop)."""
+        """Blank room under the last band, so that a view can start at a band's top there too (see scroll_stop)."""
         if tail != self.tail:
             self.tail = tail
             self.setMinimumHeight(int(math.ceil(self._bottom)) + tail)
@@ -402,17 +403,13 @@ class ByteStrip(QWidget):
         band = self.bands[self.byte_band[self.tokens[index].byte_start]]
         return QRectF(0, band.top, self.width(), self.band_height)
 
-    def scroll_stop(self, index: int, value: int, height: int) -> int:
-        """Where a view `height` px tall, scrolled to `value`, should scroll to show token `index`'s
-        band whole: `value` if it already does, else the earliest band top that does (the view then
-        starts at a band: a scroll of half a band cut the band above mid-glyph at the top). Near the
-        end that may be past the last band's bottom: the pane gives the strip that much `tail`."""
+    def scroll_stop(self, index: int, value: int, height: int) -> tuple[int, int]:
+        """(where, tail): where a view `height` px tall, scrolled to `value`, should scroll to show
+        token `index`'s band whole, starting at a band's top (see line_scroll), and the blank
+        `tail` under the last band that needs near the end (the pane gives the strip that much)."""
         band = self.band_rect(index)
-        if value <= band.top() - MARGIN and band.bottom() + MARGIN <= value + height:
-            return value
-        stops = [max(0, int(other.top - MARGIN)) for other in self.bands if other.top <= band.top()]
-        fitting = [stop for stop in stops if band.bottom() + MARGIN <= stop + height]
-        return min(fitting) if fitting else stops[-1]
+        tops = [max(0.0, other.top - MARGIN) for other in self.bands]
+        return whole_line_scroll(tops, self._bottom, height, (band.top() - MARGIN, band.bottom() + MARGIN), value)
 
     def cluster_rect(self, cluster: tuple[int, int], top: float, height: float) -> QRectF:
         """Where an emoji of several code points is drawn whole: across its cells, in their band."""
