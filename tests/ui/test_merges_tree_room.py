@@ -63,3 +63,23 @@ def test_a_deeper_tree_scrolls_by_whole_rows(qapp: QApplication, window: MainWin
     places, _ = rows_on_screen(window)
     assert "cut" not in places, f"{places.count('cut')} boxes cut in half by the tree's view"
     assert places[0] == "whole", "the token's own box is not in view"
+
+
+def test_every_step_of_the_trace_reads_whole_under_the_table(qapp: QApplication, window: MainWindow) -> None:
+    """Under the table the trace is narrower: a long step wraps instead of being cut at the right."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QFontMetrics
+
+    pane = window.panes["merges"]
+    pane.prepare_screenshot("नमस्ते")  # type: ignore[attr-defined]  (steps such as "·<E0 A4> + <A4>")
+    settle(qapp, window)
+    steps = pane.trace_panel.steps  # type: ignore[attr-defined]
+    assert steps.count() > 3
+    view = steps.viewport().width()
+    metrics = QFontMetrics(steps.font())
+    for row in range(steps.count()):
+        rect = steps.visualRect(steps.model().index(row, 0))
+        text = steps.item(row).text()
+        assert rect.width() <= view, f"step {row + 1} is {rect.width()} px wide in a {view} px list"
+        needed = metrics.boundingRect(0, 0, rect.width(), 10_000, int(Qt.TextFlag.TextWordWrap), text)
+        assert needed.width() <= rect.width() and needed.height() <= rect.height() + 2, f"step {row + 1} is cut"
