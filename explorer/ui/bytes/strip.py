@@ -159,6 +159,8 @@ class ByteStrip(QWidget):
         while index < len(self.chars):
             end = cluster_end.get(index, index + 1)
             unit = sum(widths[index:end])
+            if unit > usable - self.gutter:  # wider than a band (a family at 20 pt): it breaks, drawn on each
+                end, unit = index + 1, widths[index]
             if x + unit > usable and index > first:
                 self.bands.append(_Band(top, first, index))
                 x, top, first = self.gutter, top + band_height + BAND_GAP, index
@@ -223,6 +225,7 @@ class ByteStrip(QWidget):
             self._paint_gutter(painter, tops)
             for index in range(band.first_char, band.last_char):
                 self._paint_char(painter, index, tops)
+            self._paint_clusters(painter, band, tops)
             self._paint_tokens(painter, number, tops)
         painter.end()
 
@@ -257,12 +260,6 @@ class ByteStrip(QWidget):
             painter.setFont(self.glyph_font if itself or len(shown) == 1 else self.bold_small)
             painter.setPen(self._text() if itself else self._muted())
             painter.drawText(QRectF(left, tops[0], right - left, heights[0]), Qt.AlignmentFlag.AlignCenter, shown)
-        elif cluster[0] == index:  # the whole emoji once, across its code points' cells (🇺🇦, not "U A")
-            span = self.cluster_rect(cluster, tops[0], heights[0])
-            painter.setFont(self.glyph_font)
-            painter.setPen(self._text())
-            painter.drawText(span, Qt.AlignmentFlag.AlignCenter,
-                             "".join(self.chars[char].char for char in range(*cluster)))
         painter.setFont(self.small_font)
         painter.setPen(self._muted())
         painter.drawText(QRectF(left, tops[1], right - left, heights[1]), Qt.AlignmentFlag.AlignCenter,
@@ -289,6 +286,17 @@ class ByteStrip(QWidget):
         painter.drawLine(QPointF(left, (tops[1] if inside else tops[0]) + 4), QPointF(left, group_bottom))
         if index + 1 == len(self.chars) or self.char_x[index + 1][0] != right:
             painter.drawLine(QPointF(right, tops[0] + 4), QPointF(right, group_bottom))
+
+    def _paint_clusters(self, painter: QPainter, band: _Band, tops: list[float]) -> None:
+        """Each emoji of several code points whole, across its cells in this band (🇺🇦, not "U A")."""
+        height = self._row_heights()[0]
+        painter.setFont(self.glyph_font)
+        painter.setPen(self._text())
+        for start, end in self.clusters:
+            first, last = max(start, band.first_char), min(end, band.last_char)
+            if first < last:
+                painter.drawText(self.cluster_rect((first, last), tops[0], height), Qt.AlignmentFlag.AlignCenter,
+                                 "".join(self.chars[char].char for char in range(start, end)))
 
     def _paint_bits(self, painter: QPainter, groups: Sequence[object], cell: QRectF) -> None:
         metrics = QFontMetricsF(self.small_font)
