@@ -103,3 +103,17 @@ def test_a_family_wider_than_a_band_is_drawn_on_each_of_its_bands(qtbot: QtBot, 
     bands = {strip.byte_band[strip.chars[char].byte_start] for char in range(start, start + len(FAMILY))}
     assert len(bands) > 1  # (the premise: wider than a band)
     assert all(right <= 700 for _, right in strip.char_x)
+
+
+def test_a_band_never_breaks_inside_a_thai_or_devanagari_grapheme(qtbot: QtBot, session: Session) -> None:
+    """(Seen at 1280x800: "ดี" with ด at the end of one band and its vowel on the next.)"""
+    from explorer.core.text.graphemes import grapheme_bounds
+
+    text = "สวัสดีชาวโลก วันนี้อากาศดีมาก नमस्ते दुनिया! आज मौसम बहुत अच्छा है।"
+    strip = ByteStrip()
+    strip.set_data(describe(text), load_tokenizer("o200k_base").encode_tokens(text, "plain"), [])
+    bounds = grapheme_bounds(text)
+    for width in range(700, 1400, 23):  # (स्ते, 12 bytes with their bits, needs ~650 px)
+        strip._layout(width)  # noqa: SLF001
+        for band in strip.bands[1:]:
+            assert band.first_char in bounds, f"at {width} px a band starts inside a grapheme: {text[band.first_char]!r}"

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from explorer.core.sources.tokenizer import Token
 from explorer.core.text.chars import CharInfo, glyph_alone, visible
-from explorer.core.text.graphemes import emoji_clusters
+from explorer.core.text.graphemes import emoji_clusters, grapheme_bounds
 from explorer.core.text.utf8 import REPLACEMENT, StreamStep, byte_role
 from explorer.ui.bytes.roles import pending_color, replacement_color, role_color, token_color_name
 from explorer.ui.line_scroll import whole_line_scroll
@@ -62,6 +62,7 @@ class ByteStrip(QWidget):
         self.char_x: list[tuple[float, float]] = []
         self.clusters: list[tuple[int, int]] = []  # (first, end) chars of emoji drawn whole across their cells
         self._cluster_of: dict[int, tuple[int, int]] = {}
+        self._grapheme_end: dict[int, int] = {}  # first char of a grapheme of several -> its end
         self._token_of_byte: list[int] = []
         self._laid_out_width = -1.0
         self._bottom = 0.0  # where the last band ends (+ MARGIN)
@@ -72,7 +73,11 @@ class ByteStrip(QWidget):
 
     def set_data(self, chars: Sequence[CharInfo], tokens: Sequence[Token], steps: Sequence[StreamStep]) -> None:
         self.chars, self.tokens, self.steps = list(chars), list(tokens), list(steps)
-        self.clusters = emoji_clusters("".join(info.char for info in self.chars))
+        text = "".join(info.char for info in self.chars)
+        self.clusters = emoji_clusters(text)
+        # Bands break between graphemes only (Thai ดี, Devanagari स्ते), when one fits a band.
+        bounds = sorted(grapheme_bounds(text))
+        self._grapheme_end = {start: end for start, end in zip(bounds, bounds[1:]) if end - start > 1}
         self._cluster_of = {char: span for span in self.clusters for char in range(*span)}
         self._token_of_byte = [index for index, t in enumerate(self.tokens) for _ in range(t.byte_end - t.byte_start)]
         self.shown = min(self.shown, len(self.steps))
@@ -153,13 +158,12 @@ class ByteStrip(QWidget):
         band_height = self.band_height
         widths = [max(len(info.data) * cell, metrics.horizontalAdvance(glyph_alone(info.char)) + 10)
                   for info in self.chars]
-        # An emoji of several code points goes whole on one band (its glyph spans its cells).
-        cluster_end = {start: end for start, end in self.clusters}
+        # A grapheme goes whole on one band (an emoji's glyph spans its cells).
         index = 0
         while index < len(self.chars):
-            end = cluster_end.get(index, index + 1)
+            end = self._grapheme_end.get(index, index + 1)
             unit = sum(widths[index:end])
-            if unit > usable - self.gutter:  # wider than a band (a family at 20 pt): it breaks, drawn on each
+            if unit > usable - self.gutter:  # wider than a band (a family at 20 pt): it breaks (an emoji drawn on each)
                 end, unit = index + 1, widths[index]
             if x + unit > usable and index > first:
                 self.bands.append(_Band(top, first, index))
