@@ -5,6 +5,8 @@ mode, and "1 chunks", "1 characters", "1 tokens"."""
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import pytest
@@ -88,10 +90,13 @@ def test_counts_read_in_the_singular(qtbot: QtBot, session: Session, o200k) -> N
     pane = create_bytes_pane(session)
     qtbot.addWidget(pane)
     pane.set_text("x")
-    qtbot.waitUntil(lambda: "</b> character" in pane.counts.text(), timeout=5000)
-    text = pane.counts.text()
+    def reads() -> str:  # the counts line as it reads, a count's no-break space read as a space
+        return re.sub(r"<[^>]+>", "", pane.counts.text()).replace("\u00a0", " ")
+
+    qtbot.waitUntil(lambda: "1 character" in reads(), timeout=5000)
+    text = reads()
     for unit in ("character", "UTF-8 byte", "token"):
-        assert f"<b>1</b> {unit} " in text or f"<b>1</b> {unit}<" in text, f"{unit!r}: {text}"
+        assert re.search(rf"(^|\s)1 {unit}($|[^s])", text), f"{unit!r}: {text}"
 
 
 @pytest.mark.parametrize("configuration", [(1920, 1080, "dark", True), (1280, 800, "light", False)],

@@ -162,3 +162,24 @@ def test_an_efficiency_job_ending_after_its_panel_is_gone_is_dropped(qtbot: QtBo
     with qtbot.waitSignals([job.cancelled], timeout=10_000, raising=False):
         job.cancel()
     qtbot.wait(100)  # (an exception in a slot would fail the test here: pytest-qt catches it)
+
+
+def test_a_wide_scripts_cell_names_every_script(qtbot: QtBot, session: Session, tmp_path: Path) -> None:
+    """At 1920 px the Total row named three scripts and '+3 more' in a 1,100 px cell."""
+    pane = create_corpus_pane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1920, 1000)
+    pane.show()
+    pane.add_sources([Source.for_path(path) for path in story_files(tmp_path)])
+    qtbot.waitUntil(lambda: not pane.model.scanning, timeout=30_000)
+    table, model = pane.table, pane.model
+    total = model.index(model.rowCount() - 1, SCRIPTS)
+    counts = total.data(ScriptsRole)
+    every = describe_shares(counts, limit=len(counts))
+    assert every.count("%") >= 4 and "more" not in every
+    delegate = table.itemDelegateForColumn(SCRIPTS)
+    option = QStyleOptionViewItem()
+    option.initFrom(table)
+    option.font = table.font()
+    option.rect = QRect(0, 0, 1100, table.rowHeight(total.row()))
+    assert delegate.shown_text(option, total) == every

@@ -133,3 +133,22 @@ def _label(char: str, whole: bool, text: str, position: int, bounds: frozenset[i
         return None  # part of a whole grapheme (the ZWJ of a family emoji): the font joins it
     named = glyph(char)
     return named if named != visible(char) else None
+
+
+# What makes a cluster one emoji glyph that its code points, drawn one by one, break into pieces
+# ("U A" for 🇺🇦, four people for a family): a joiner, a skin tone, a keycap, a variation selector, a tag.
+_JOINED = regex.compile(r"[\U0001F1E6-\U0001F1FF\u200d\U0001F3FB-\U0001F3FF\u20e3\ufe0f\U000E0020-\U000E007F]")
+
+
+def emoji_clusters(text: str) -> list[tuple[int, int]]:
+    """(start, end) code point offsets of the grapheme clusters of `text` drawn as one glyph made
+    of several code points (a flag, a ZWJ sequence, a skin tone, a keycap): a view that draws each
+    code point in a cell of its own draws these whole, across their cells.
+
+    >>> emoji_clusters("a🇺🇦 👋🏽 é")
+    [(1, 3), (4, 6)]
+    """
+    if text.isascii() or _JOINED.search(text) is None:
+        return []
+    return [match.span() for match in _GRAPHEME.finditer(text)
+            if match.end() - match.start() > 1 and _JOINED.search(match.group()) is not None]

@@ -14,9 +14,11 @@ from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from explorer.core.text.chars import visible
+from explorer.core.text.graphemes import grapheme_bounds
 from explorer.core.text.streaming import LaneState
 from explorer.core.text.utf8 import REPLACEMENT
 from explorer.ui.bytes.roles import pending_color, replacement_color, token_color_name
+from explorer.ui.line_scroll import whole_line_scroll
 from explorer.ui.pane import WrappingLabel
 
 NAIVE_TITLE = "<b>Naive</b><br><small>each token decoded alone</small>"
@@ -55,12 +57,11 @@ class _LaneView(QScrollArea):
         bar, height = self.verticalScrollBar(), self.viewport().height()
         text_height = self.label.height() - self._tail
         tops = self._line_tops() if text_height > height else [0.0]
-        start = min((top for top in tops if top >= text_height - height), default=tops[-1])
-        tail = max(0, int(round(start)) + height - text_height) if text_height > height else 0
+        start, tail = whole_line_scroll(tops, text_height, height, (tops[-1], text_height))
         if tail != self._tail:
             self._tail = tail
             self.label.setContentsMargins(0, 0, 0, tail)  # (the range changes: this runs again)
-        bar.setValue(min(int(round(start)), bar.maximum()))
+        bar.setValue(min(start, bar.maximum()))
 
     def _line_tops(self) -> list[float]:
         """Where each line of the label's text starts (laid out as QLabel does: no document margin)."""
@@ -187,16 +188,34 @@ class StreamLanes(QWidget):
         return "<span style='color:gray'>…</span>"
 
     def _parts(self, parts: tuple[str, ...]) -> str:
-        """One span per token, tinted with its token colour; U+FFFD in bold warning colour."""
+        """One span per token, tinted with its token colour; U+FFFD in bold warning colour. The
+        tokens of one grapheme (a flag, a family emoji cut by token boundaries) share one span,
+        in the first one's colour: apart, each was shaped alone (🇺🇦 read "U A")."""
         warning = replacement_color(self.dark).name()
         first = max(0, len(parts) - MAX_PARTS)
         out = ["<span style='color:gray'>…</span>"] if first else []
-        for index in range(first, len(parts)):
-            part = parts[index]
-            if not part:
-                continue
+        for index, part in self._whole_graphemes(parts, first):
             background = token_color_name(self.ids[index], self.dark) if index < len(self.ids) else ""
             text = html.escape(visible(part)).replace(
                 REPLACEMENT, f"<b style='color:{warning}'>{REPLACEMENT}</b>")
             out.append(f"<span style='background:{background}'>{text}</span>")
         return BREAK.join(out)
+
+    @staticmethod
+    def _whole_graphemes(parts: tuple[str, ...], first: int) -> list[tuple[int, str]]:
+        """(token index, text) of the non-empty parts from `first` on, a part that starts inside a
+        grapheme joined to the one before."""
+        shown = [(index, parts[index]) for index in range(first, len(parts)) if parts[index]]
+        joined = "".join(part for _, part in shown)
+        if joined.isascii():
+            return shown
+        bounds = grapheme_bounds(joined)
+        out: list[tuple[int, str]] = []
+        offset = 0
+        for index, part in shown:
+            if out and offset not in bounds:
+                out[-1] = (out[-1][0], out[-1][1] + part)
+            else:
+                out.append((index, part))
+            offset += len(part)
+        return out

@@ -32,6 +32,7 @@ MAX_CHARS = 2_000
 DEBOUNCE_MS = 150
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)  # tokens per second
 DEFAULT_SPEED = 2
+NBSP = "\u00a0"
 
 
 class BytesPane(Pane):
@@ -276,17 +277,19 @@ class BytesPane(Pane):
         return tokens, "", reference, text
 
     def _show_counts(self, counts: TextCounts, tokenizer: Tokenizer | None, truncated: bool) -> None:
+        # A count and its unit never break apart (at 1280 px in presentation mode the line broke
+        # inside "(11 tokens)"): they are joined by no-break spaces; the line breaks between parts.
         def bold(count: int, noun: str) -> str:
-            return f"<b>{count:,}</b> {plural(count, noun, with_count=False)}"
+            return f"<b>{count:,}</b>{NBSP}{plural(count, noun, with_count=False).replace(' ', NBSP)}"
 
         parts = [bold(counts.chars, "character"), bold(counts.bytes, "UTF-8 byte")]
         if counts.tokens is not None and tokenizer is not None:
             parts.append(f"{bold(counts.tokens, 'token')} ({tokenizer.name})")
             if counts.bytes_per_token:
-                parts.append(f"{counts.bytes_per_token:.2f} bytes per token")
+                parts.append(f"{counts.bytes_per_token:.2f}{NBSP}bytes{NBSP}per{NBSP}token")
             if counts.cost_ratio is not None:
-                parts.append(f"<b>{counts.cost_ratio:.2f}×</b> the tokens of the English reference "
-                             f"({plural(counts.reference_tokens, 'token')})")
+                reference = plural(counts.reference_tokens, "token").replace(" ", NBSP)
+                parts.append(f"<b>{counts.cost_ratio:.2f}×</b> the tokens of the English reference ({reference})")
         text = " · ".join(parts)
         if truncated:
             text += f" <i>(showing the first {MAX_CHARS:,} characters)</i>"
@@ -359,10 +362,10 @@ class BytesPane(Pane):
     def _scroll_to_token(self, index: int) -> None:
         if index < len(self.tokens) and self.strip.bands:
             bar, height = self.strip_scroll.verticalScrollBar(), self.strip_scroll.viewport().height()
-            value = self.strip.scroll_stop(index, bar.value(), height)
+            value, tail = self.strip.scroll_stop(index, bar.value(), height)
             # Room below the last band for the view to start at a band's top (else the end of the
             # stream showed the band above cut in half); the range grows, then this runs again.
-            self.strip.set_tail(max(0, value + height - (self.strip.minimumHeight() - self.strip.tail)))
+            self.strip.set_tail(tail)
             bar.setValue(min(value, bar.maximum()))
 
     # Selection between strip and table

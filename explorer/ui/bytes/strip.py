@@ -20,8 +20,10 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from explorer.core.sources.tokenizer import Token
 from explorer.core.text.chars import CharInfo, glyph_alone, visible
+from explorer.core.text.graphemes import emoji_clusters, grapheme_bounds
 from explorer.core.text.utf8 import REPLACEMENT, StreamStep, byte_role
 from explorer.ui.bytes.roles import pending_color, replacement_color, role_color, token_color_name
+from explorer.ui.line_scroll import whole_line_scroll
 
 MARGIN, CELL_PAD, BAND_GAP = 6.0, 4.0, 14.0
 ROWS = ("char", "code point", "UTF-8", "bits", "token", "naive", "buffered")
@@ -58,6 +60,9 @@ class ByteStrip(QWidget):
         self.byte_x: list[float] = []  # left edge of every byte cell, plus the end of the last
         self.byte_band: list[int] = []
         self.char_x: list[tuple[float, float]] = []
+        self.clusters: list[tuple[int, int]] = []  # (first, end) chars of emoji drawn whole across their cells
+        self._cluster_of: dict[int, tuple[int, int]] = {}
+        self._grapheme_end: dict[int, int] = {}  # first char of a grapheme of several -> its end
         self._token_of_byte: list[int] = []
         self._laid_out_width = -1.0
         self._bottom = 0.0  # where the last band ends (+ MARGIN)
@@ -68,6 +73,12 @@ class ByteStrip(QWidget):
 
     def set_data(self, chars: Sequence[CharInfo], tokens: Sequence[Token], steps: Sequence[StreamStep]) -> None:
         self.chars, self.tokens, self.steps = list(chars), list(tokens), list(steps)
+        text = "".join(info.char for info in self.chars)
+        self.clusters = emoji_clusters(text)
+        # Bands break between graphemes only (Thai ดี, Devanagari स्ते), when one fits a band.
+        bounds = sorted(grapheme_bounds(text))
+        self._grapheme_end = {start: end for start, end in zip(bounds, bounds[1:]) if end - start > 1}
+        self._cluster_of = {char: span for span in self.clusters for char in range(*span)}
         self._token_of_byte = [index for index, t in enumerate(self.tokens) for _ in range(t.byte_end - t.byte_start)]
         self.shown = min(self.shown, len(self.steps))
         self.selected_char = -1
@@ -145,17 +156,27 @@ class ByteStrip(QWidget):
         self.bands, self.byte_x, self.byte_band, self.char_x = [], [], [], []
         x, top, first = self.gutter, MARGIN, 0
         band_height = self.band_height
-        for index, info in enumerate(self.chars):
-            size = len(info.data)
-            group = max(size * cell, metrics.horizontalAdvance(glyph_alone(info.char)) + 10)
-            if x + group > usable and index > first:
+        widths = [max(len(info.data) * cell, metrics.horizontalAdvance(glyph_alone(info.char)) + 10)
+                  for info in self.chars]
+        # A grapheme goes whole on one band (an emoji's glyph spans its cells).
+        index = 0
+        while index < len(self.chars):
+            end = self._grapheme_end.get(index, index + 1)
+            unit = sum(widths[index:end])
+            if unit > usable - self.gutter:  # wider than a band (a family at 20 pt): it breaks (an emoji drawn on each)
+                end, unit = index + 1, widths[index]
+            if x + unit > usable and index > first:
                 self.bands.append(_Band(top, first, index))
                 x, top, first = self.gutter, top + band_height + BAND_GAP, index
-            self.char_x.append((x, x + group))
-            for k in range(size):
-                self.byte_x.append(x + k * group / size)
-                self.byte_band.append(len(self.bands))
-            x += group
+            for char in range(index, end):
+                info, group = self.chars[char], widths[char]
+                size = len(info.data)
+                self.char_x.append((x, x + group))
+                for k in range(size):
+                    self.byte_x.append(x + k * group / size)
+                    self.byte_band.append(len(self.bands))
+                x += group
+            index = end
         if self.chars:
             self.bands.append(_Band(top, first, len(self.chars)))
         self.byte_x.append(x)
@@ -163,7 +184,7 @@ class ByteStrip(QWidget):
         self.setMinimumHeight(int(math.ceil(self._bottom)) + self.tail)
 
     def set_tail(self, tail: int) -> None:
-        """Blank room under the last band (see scroll_stop)."""
+        """Blank room under the last band, so that a view can start at a band's top there too (see scroll_stop)."""
         if tail != self.tail:
             self.tail = tail
             self.setMinimumHeight(int(math.ceil(self._bottom)) + tail)
@@ -208,6 +229,7 @@ class ByteStrip(QWidget):
             self._paint_gutter(painter, tops)
             for index in range(band.first_char, band.last_char):
                 self._paint_char(painter, index, tops)
+            self._paint_clusters(painter, band, tops)
             self._paint_tokens(painter, number, tops)
         painter.end()
 
@@ -235,11 +257,13 @@ class ByteStrip(QWidget):
             painter.fillRect(QRectF(left, tops[0], right - left, group_bottom - tops[0]),
                              self.palette().color(QPalette.ColorRole.Highlight).lighter(170) if not self.dark
                              else self.palette().color(QPalette.ColorRole.Highlight).darker(200))
-        shown = glyph_alone(info.char)
-        itself = shown.endswith(info.char)  # (or a name: ZWJ, VS16, a whitespace symbol)
-        painter.setFont(self.glyph_font if itself or len(shown) == 1 else self.bold_small)
-        painter.setPen(self._text() if itself else self._muted())
-        painter.drawText(QRectF(left, tops[0], right - left, heights[0]), Qt.AlignmentFlag.AlignCenter, shown)
+        cluster = self._cluster_of.get(index)
+        if cluster is None:
+            shown = glyph_alone(info.char)
+            itself = shown.endswith(info.char)  # (or a name: ZWJ, VS16, a whitespace symbol)
+            painter.setFont(self.glyph_font if itself or len(shown) == 1 else self.bold_small)
+            painter.setPen(self._text() if itself else self._muted())
+            painter.drawText(QRectF(left, tops[0], right - left, heights[0]), Qt.AlignmentFlag.AlignCenter, shown)
         painter.setFont(self.small_font)
         painter.setPen(self._muted())
         painter.drawText(QRectF(left, tops[1], right - left, heights[1]), Qt.AlignmentFlag.AlignCenter,
@@ -259,11 +283,24 @@ class ByteStrip(QWidget):
             painter.drawText(cell, Qt.AlignmentFlag.AlignCenter, f"{byte:02X}")
             if self.show_bits:
                 self._paint_bits(painter, info.bits[k], QRectF(cell_left, tops[3], cell_right - cell_left, heights[3]))
-        # A firm line between characters, so the eye sees where each one starts.
+        # A firm line between characters, so the eye sees where each one starts (inside an emoji
+        # drawn whole, from under its glyph).
         painter.setPen(QPen(self._text(), 1.2))
-        painter.drawLine(QPointF(left, tops[0] + 4), QPointF(left, group_bottom))
+        inside = cluster is not None and cluster[0] != index
+        painter.drawLine(QPointF(left, (tops[1] if inside else tops[0]) + 4), QPointF(left, group_bottom))
         if index + 1 == len(self.chars) or self.char_x[index + 1][0] != right:
             painter.drawLine(QPointF(right, tops[0] + 4), QPointF(right, group_bottom))
+
+    def _paint_clusters(self, painter: QPainter, band: _Band, tops: list[float]) -> None:
+        """Each emoji of several code points whole, across its cells in this band (🇺🇦, not "U A")."""
+        height = self._row_heights()[0]
+        painter.setFont(self.glyph_font)
+        painter.setPen(self._text())
+        for start, end in self.clusters:
+            first, last = max(start, band.first_char), min(end, band.last_char)
+            if first < last:
+                painter.drawText(self.cluster_rect((first, last), tops[0], height), Qt.AlignmentFlag.AlignCenter,
+                                 "".join(self.chars[char].char for char in range(start, end)))
 
     def _paint_bits(self, painter: QPainter, groups: Sequence[object], cell: QRectF) -> None:
         metrics = QFontMetricsF(self.small_font)
@@ -378,17 +415,18 @@ class ByteStrip(QWidget):
         band = self.bands[self.byte_band[self.tokens[index].byte_start]]
         return QRectF(0, band.top, self.width(), self.band_height)
 
-    def scroll_stop(self, index: int, value: int, height: int) -> int:
-        """Where a view `height` px tall, scrolled to `value`, should scroll to show token `index`'s
-        band whole: `value` if it already does, else the earliest band top that does (the view then
-        starts at a band: a scroll of half a band cut the band above mid-glyph at the top). Near the
-        end that may be past the last band's bottom: the pane gives the strip that much `tail`."""
+    def scroll_stop(self, index: int, value: int, height: int) -> tuple[int, int]:
+        """(where, tail): where a view `height` px tall, scrolled to `value`, should scroll to show
+        token `index`'s band whole, starting at a band's top (see line_scroll), and the blank
+        `tail` under the last band that needs near the end (the pane gives the strip that much)."""
         band = self.band_rect(index)
-        if value <= band.top() - MARGIN and band.bottom() + MARGIN <= value + height:
-            return value
-        stops = [max(0, int(other.top - MARGIN)) for other in self.bands if other.top <= band.top()]
-        fitting = [stop for stop in stops if band.bottom() + MARGIN <= stop + height]
-        return min(fitting) if fitting else stops[-1]
+        tops = [max(0.0, other.top - MARGIN) for other in self.bands]
+        return whole_line_scroll(tops, self._bottom, height, (band.top() - MARGIN, band.bottom() + MARGIN), value)
+
+    def cluster_rect(self, cluster: tuple[int, int], top: float, height: float) -> QRectF:
+        """Where an emoji of several code points is drawn whole: across its cells, in their band."""
+        left, right = self.char_x[cluster[0]][0], self.char_x[cluster[1] - 1][1]
+        return QRectF(left, top, right - left, height)
 
     def token_rect(self, index: int) -> QRectF:
         """Where token `index` is drawn (its first band), for tests and tooltips."""

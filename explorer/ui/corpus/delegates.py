@@ -34,16 +34,17 @@ class ScriptsDelegate(QStyledItemDelegate):
     to the cell in the row's own font (the Total row is bold); the tooltip holds the full list."""
 
     def shown_text(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> str:
-        """The description as it fits the cell: whole; else fewer scripts and how many more
-        ('Latin 33% · Thai 20% · +4 more': never a script cut mid-name); else cut with an ellipsis."""
+        """The description as it fits the cell: every script; else fewer scripts and how many more
+        ('Latin 33% · Thai 20% · +4 more': never a script cut mid-name); else cut with an ellipsis.
+        (It named three and '+3 more' in a 1,100 px cell at 1920 px.)"""
         styled = QStyleOptionViewItem(option)
         self.initStyleOption(styled, index)
         width = max(0, option.rect.width() - BAR_WIDTH - 10 - TEXT_MARGIN)
         metrics = QFontMetrics(styled.font)
         text = str(index.data() or "")
         counts = index.data(ScriptsRole) or {}
-        for limit in (2, 1):
-            if metrics.horizontalAdvance(text) <= width or len(script_shares(counts)) <= limit:
+        for limit in range(len(script_shares(counts)) - 1, 0, -1):
+            if metrics.horizontalAdvance(text) <= width:
                 break
             text = describe_shares(counts, limit=limit)
         return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)

@@ -21,6 +21,7 @@ ModelIndex = QModelIndex | QPersistentModelIndex
 
 SOURCE_COLUMNS = ("Source", "Status", "Files", "Bytes", "Characters", "Lines", "Words", "Distinct chunks", "Scripts")
 NAME, STATUS, FILES, BYTES, CHARS, LINES, WORDS, CHUNKS, SCRIPTS = range(len(SOURCE_COLUMNS))
+ALL_SCRIPTS = 12  # scripts a description names at most (the Scripts cell and its tooltip)
 ScriptsRole = Qt.ItemDataRole.UserRole + 1  # Counter of characters per script (the bar delegate draws it)
 SourceRole = Qt.ItemDataRole.UserRole + 2  # the Source of a row (None on the total row)
 FractionRole = Qt.ItemDataRole.UserRole + 3  # how much of the source has been read, 0..1
@@ -145,7 +146,7 @@ class SourcesModel(QAbstractTableModel):
             return _RIGHT
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == SCRIPTS and stats is not None:
-                return describe_shares(stats.scripts, limit=12)
+                return describe_shares(stats.scripts, limit=ALL_SCRIPTS)
             if source is not None:
                 return self._tooltip(source, stats)
             return None
@@ -177,7 +178,7 @@ class SourcesModel(QAbstractTableModel):
         if column == CHUNKS:
             return f"{self._distinct_total if source is None else stats.distinct_chunks:,}"
         if column == SCRIPTS:
-            return describe_shares(stats.scripts)
+            return describe_shares(stats.scripts, limit=ALL_SCRIPTS)  # (the delegate names fewer if it must)
         return ""
 
     def _status(self, source: Source | None, stats: SourceStats | None) -> str:

@@ -7,11 +7,12 @@ in one row the script and audit combos were squeezed to "Any …" and "Any a…"
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSpinBox, QStyle, QStyleOptionComboBox, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSpinBox, QWidget
 
 from explorer.core.analysis.vocab_filter import (
     FLAG_HELP, FLAG_NAMES, NEVER_SEEN, RARE, UNREACHABLE, VocabQuery, VocabTable)
 from explorer.core.text.scripts import SCRIPT_NAMES
+from explorer.ui.combo import TextWideCombo
 from explorer.ui.flow import FlowLayout
 
 MODES = [("text", "Text"), ("regex", "Regex"), ("id", "Id")]
@@ -22,23 +23,6 @@ PLACEHOLDERS = {
 }
 DEBOUNCE_MS = 120
 NOT_FLAGGED = -1
-
-
-class TextWideCombo(QComboBox):
-    """A combo box that asks for the width of the text it shows (not of its longest entry, nor
-    Qt's cached first-show width): the filter row's flow layout then gives it that or a line."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.currentIndexChanged.connect(lambda _: self.updateGeometry())
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        option = QStyleOptionComboBox()
-        self.initStyleOption(option)
-        text = self.fontMetrics().horizontalAdvance(self.currentText()) + 4
-        size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option,
-                                             QSize(text, self.fontMetrics().height()), self)
-        return QSize(size.width(), super().sizeHint().height())
 
 
 class FilterEdit(QLineEdit):

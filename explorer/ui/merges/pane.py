@@ -35,6 +35,7 @@ from explorer.ui.session import Session
 from explorer.ui.progress import ProgressBar
 from explorer.ui.workers import Job
 
+TABLE_ROWS = 7  # rows of the vocabulary table the encode trace under it leaves in view
 
 
 class MergesPane(Pane):
@@ -120,28 +121,30 @@ class MergesPane(Pane):
         trace_title = QLabel("<b>Encode trace</b>: which merge applies at each step")
         trace_layout.addWidget(trace_title)
         trace_layout.addWidget(self.trace_panel, 1)
-        # The trace can be taller than the room the tree leaves it (a long word's steps at 20 pt on
-        # a laptop): it scrolls, and the tree keeps its own minimum instead of being squeezed.
+        # The trace scrolls when it is taller than its room (a long word's steps at 20 pt).
         self.trace_scroll = QScrollArea()
         self.trace_scroll.setWidget(trace_box)
         self.trace_scroll.setWidgetResizable(True)
         self.trace_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.token_panel)
-        right.addWidget(self.trace_scroll)
-        right.setStretchFactor(0, 3)
-        right.setStretchFactor(1, 2)
-        right.setChildrenCollapsible(False)
+        # The trace goes under the table and the token's panel has the whole height on the right:
+        # under the tree it left the tree 184 px at 1280x800 in presentation mode, and a tree of
+        # depth 2 had its byte row cut in half. The table scrolls anyway; the tree needs the rows.
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.table_view)
+        left.addWidget(self.trace_scroll)
+        left.setStretchFactor(0, 3)
+        left.setStretchFactor(1, 2)
+        left.setChildrenCollapsible(False)
         main = QSplitter(Qt.Orientation.Horizontal)
-        main.addWidget(self.table_view)
-        main.addWidget(right)
+        main.addWidget(left)
+        main.addWidget(self.token_panel)
         main.setStretchFactor(0, 2)
         main.setStretchFactor(1, 3)
         main.setChildrenCollapsible(False)
         main.setSizes([560, 840])
-        right.setSizes([540, 300])
-        self.splitter, self.right = main, right
-        right.installEventFilter(self)
+        left.setSizes([540, 300])
+        self.splitter, self.left = main, left
+        left.installEventFilter(self)
 
         content = QWidget()
         layout = QVBoxLayout(content)
@@ -168,14 +171,17 @@ class MergesPane(Pane):
         self._update_history_buttons()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if watched is self.right and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
+        if watched is self.left and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
             self._fit_trace()
         return False
 
     def _fit_trace(self) -> None:
-        """The trace as tall as its content while the tree keeps its own minimum; past that it
-        scrolls. (Its content's minimum as the splitter's minimum squeezed the tree to 70 px.)"""
-        room = self.right.height() - self.right.handleWidth() - self.token_panel.minimumSizeHint().height()
+        """The trace as tall as its content while the table keeps TABLE_ROWS rows; past that it
+        scrolls. (Its content's minimum as the splitter's minimum squeezed its neighbour to 70 px.)"""
+        view = self.table_view
+        table = view.horizontalHeader().height() + TABLE_ROWS * view.verticalHeader().defaultSectionSize() \
+            + view.horizontalScrollBar().sizeHint().height() + 2 * view.frameWidth()
+        room = self.left.height() - self.left.handleWidth() - table
         wanted = self.trace_scroll.widget().minimumSizeHint().height()
         height = max(0, min(wanted, room))
         if self.trace_scroll.minimumHeight() != height:

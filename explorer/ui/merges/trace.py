@@ -221,6 +221,11 @@ class TracePanel(QWidget):
         self.strip = TokenStrip()
         self.steps = StepList()
         self.steps.setToolTip("Every merge applied, in order; click one to jump there")
+        # A long step wraps: under the table (520 px at 1280x800 in presentation mode) it was cut
+        # at the right mid-glyph, "·<E0 A4> + <A".
+        self.steps.setWordWrap(True)
+        self.steps.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.steps.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)

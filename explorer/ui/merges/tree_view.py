@@ -24,11 +24,12 @@ from explorer.ui.zoom import minimum_point_size
 # Depth 1 (a merge of two bytes) is the lightest; bytes themselves are neutral grey.
 DEPTH_COLORS = ["#fde725", "#addc30", "#5ec962", "#28ae80", "#21918c", "#2c728e", "#3b528b", "#472d7b", "#440154"]
 BYTE_LIGHT, BYTE_DARK = "#d9d9de", "#5f6368"
-ROW_GAP = 34.0  # vertical space between rows, for the edges
+ROW_GAP = 18.0  # vertical space between rows, for the edges (34 made a depth-6 tree too tall for a laptop)
 H_GAP = 10.0
 PADDING = 7.0
 ZOOM_STEP = 1.2
 MIN_SCALE, MAX_SCALE = 0.05, 8.0
+SCENE_MARGIN = 10.0
 
 
 def depth_color(height: int, dark: bool) -> QColor:
@@ -115,6 +116,7 @@ class MergeTreeView(QGraphicsView):
         self.font_ = QFont()
         self._press: QPointF | None = None
         self._user_zoomed = False
+        self._box_height = self._row_height = 0.0
 
     # Drawing
 
@@ -181,30 +183,51 @@ class MergeTreeView(QGraphicsView):
             item.setPos(x_of(node), top_of(node.height))
             self.scene().addItem(item)
             self.nodes.append(item)
-        margin = 16.0
+        margin = SCENE_MARGIN
         self.scene().setSceneRect(QRectF(-margin, -margin, tree.width + 2 * margin,
                                          tree.height * row_height + box_height + 2 * margin))
-        self.tree = tree
+        self.tree, self._box_height, self._row_height = tree, box_height, row_height
         self._user_zoomed = False
         self.fit()
         return tree
 
     # Zoom and pan
 
+    def smallest_scale(self) -> float:
+        """The least scale at which the boxes' smallest text (ranks, counts) is still the zoom's
+        smallest text: the labels grow with Ctrl +/- and presentation mode."""
+        size = self.font_.pointSizeF() if self.font_.pointSizeF() > 0 else 11.0
+        least = min((f.pointSizeF() for node in self.nodes[:1] for f in node.fonts), default=size)  # counts, ranks
+        return minimum_point_size(size) / max(1.0, least)
+
+    def wanted_height(self) -> int:
+        """The view's height that shows the whole tree, bytes included, at the smallest legible scale
+        (the pane gives the tree this much when it can)."""
+        if self.tree is None:
+            return 0
+        return int(self.scene().sceneRect().height() * self.smallest_scale()) + 2 * self.frameWidth() + 2
+
     def fit(self) -> None:
         """The whole tree in view, but never blown up past 1.5x (a byte alone stays a small box) and
-        never shrunk so far that its labels fall below the zoom's smallest text (a wide tree then
-        scrolls): the labels grow with Ctrl +/- and presentation mode."""
+        never shrunk so far that its labels fall below the zoom's smallest text. A tree too tall
+        even so shows whole rows from its root down, the view's bottom in the gap between two rows
+        (it cut the byte row in half), and scrolls; a wide one scrolls sideways."""
         if self.tree is None:
             return
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
-        size = self.font_.pointSizeF() if self.font_.pointSizeF() > 0 else 11.0
-        least = min((f.pointSizeF() for node in self.nodes[:1] for f in node.fonts), default=size)  # counts, ranks
-        smallest = minimum_point_size(size) / max(1.0, least)
+        smallest = self.smallest_scale()
         scale = self.transform().m11()
         if scale > 1.5 or scale < smallest:
+            scale = min(1.5, max(smallest, scale))
+            rect = self.scene().sceneRect()
+            height = self.viewport().height()
+            if rect.height() * scale > height and self._row_height > 0:
+                # As many whole rows as fit at the smallest scale, then the scale that shows just them.
+                rows = max(1, int((height / scale - SCENE_MARGIN - self._box_height) // self._row_height) + 1)
+                shown = SCENE_MARGIN + (rows - 1) * self._row_height + self._box_height + ROW_GAP / 2
+                scale = max(smallest, min(1.5, height / shown))
             self.resetTransform()
-            self.scale(min(1.5, max(smallest, scale)), min(1.5, max(smallest, scale)))
+            self.scale(scale, scale)
             # The token itself in sight: the root's box at the top, not the scene's middle (a
             # lopsided tree's root sat beyond the left edge, "elecommunications").
             root = next((node for node in self.nodes if node.is_root), None)

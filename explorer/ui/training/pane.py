@@ -12,7 +12,7 @@ from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHeaderView,
-    QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QStyle, QStyleOptionComboBox, QTableView, QVBoxLayout,
+    QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QTableView, QVBoxLayout,
     QWidget)
 
 from explorer.core.plural import plural
@@ -23,6 +23,7 @@ from explorer.core.algorithms.demo_sentence import first_sentence
 from explorer.core.errors import ExplorerError
 from explorer.core.algorithms.train import Merge
 from explorer.core.algorithms.training_run import TrainingSettings, build_tokenizer
+from explorer.ui.combo import whole_text_width
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
@@ -690,13 +691,7 @@ def _more_for_whole_text(combo: QComboBox) -> int:
     """How many pixels wider than its size hint `combo` must be to show its current entry whole."""
     if not combo.isVisibleTo(combo.window()):
         return 0
-    option = QStyleOptionComboBox()
-    combo.initStyleOption(option)
-    hint = combo.sizeHint()
-    field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
-                                         QStyle.SubControl.SC_ComboBoxEditField, combo)
-    field_in_hint = field.width() - (combo.width() - hint.width())
-    return max(0, combo.fontMetrics().horizontalAdvance(combo.currentText()) + 4 - field_in_hint)
+    return max(0, whole_text_width(combo) - combo.sizeHint().width())
 
 
 def _corpus_sentence(corpus: object) -> str:
