@@ -26,6 +26,7 @@ from explorer.core.algorithms.training_run import TrainingSettings, build_tokeni
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
+from explorer.ui.timers import call_later
 from explorer.ui.training.merges_table import FittedColumns
 from explorer.ui.training.naming import default_name
 from explorer.ui.training.model import (
@@ -423,7 +424,7 @@ class TrainingPane(Pane):
         if run is None:
             return
         if hf:  # the plots in a frame of their own, after the table's
-            QTimer.singleShot(UI_REFRESH_MS, self, lambda: self._draw_final_plots(run))  # (not once the pane is gone)
+            call_later(self, lambda: self._draw_final_plots(run), UI_REFRESH_MS)  # (not once the pane is gone)
         else:
             self.plots.fit_x(len(run.merges))  # a run that stopped early or was cancelled ends before the target
         if state == FAILED:
@@ -441,7 +442,7 @@ class TrainingPane(Pane):
             self.plots.refresh()
             self.plots_panel.show_plots(self._plots_started)
             if run.state != FAILED and run.merges:
-                QTimer.singleShot(0, self, lambda: self._build_tokenizer(run))
+                call_later(self, lambda: self._build_tokenizer(run))
 
     def _build_tokenizer(self, run: TrainingRun) -> None:
         """Make the tokenizer from the merges on a pool thread, then publish it.
@@ -591,7 +592,7 @@ class TrainingPane(Pane):
         self._fit_status()
         self.plots_panel.set_font_size(font.pointSize())
         self.demo.set_text_font(font)
-        QTimer.singleShot(0, self, self._fit_side)  # once Qt has handed the font to the fields
+        call_later(self, self._fit_side)  # once Qt has handed the font to the fields
 
     def _fit_side(self) -> None:
         """The settings column at least as wide as its fields need at the current font (_SideScroll)

@@ -12,12 +12,13 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QGraphicsItem, QScrollArea, QSizePolicy, QStackedWidget, QWidget
 
 from explorer.core.algorithms.train import BYTE_VOCAB
 from explorer.ui.pane import EmptyState
+from explorer.ui.timers import call_later
 from explorer.ui.zoom import fit_bottom_axis, fit_title_row
 
 SWEEP_SIZES = (1024, 2048, 4096, 8192, 16384, 32768)
@@ -134,7 +135,7 @@ class PlotsPanel(QStackedWidget):
         self._plots: TrainingPlots | None = None
         self._dark = False
         self._point_size: int | None = None
-        QTimer.singleShot(BUILD_PLOTS_AFTER_MS, self, lambda: self.plots)
+        call_later(self, lambda: self.plots, BUILD_PLOTS_AFTER_MS)
 
     @property
     def plots(self) -> TrainingPlots:
