@@ -10,6 +10,7 @@ from typing import TextIO
 
 from explorer.core.corpora.corpus import read_text_file, read_utf8
 from explorer.core.errors import ExplorerError
+from explorer.core.generators import run_to_end
 from explorer.core.sources.load import load_tokenizer
 from explorer.core.sources.tokenizer import Tokenizer
 
@@ -73,13 +74,12 @@ def load(args: argparse.Namespace, spec: str | None = None) -> Tokenizer:
 
 def drain(generator, progress: Progress, label: str) -> object:  # type: ignore[no-untyped-def]
     """Run a core generator of progress records to its end, showing a bar; return its value."""
-    while True:
-        try:
-            record = next(generator)
-        except StopIteration as stop:
-            progress.show(1.0, label, force=True)
-            progress.done()
-            return stop.value
+    def show(record: object) -> None:
         done, total = getattr(record, "done", None), getattr(record, "total", None)
         fraction = getattr(record, "fraction", None) or (done / total if done is not None and total else 0.0)
         progress.show(fraction, label)
+
+    value = run_to_end(generator, show)
+    progress.show(1.0, label, force=True)
+    progress.done()
+    return value

@@ -6,7 +6,7 @@ import importlib
 
 from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import QRect, Qt, QTimer
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar,
                                QVBoxLayout, QWidget)
@@ -18,6 +18,7 @@ from explorer.ui.pane import Pane, PlaceholderPane
 from explorer.ui.picker import TokenizerPicker
 from explorer.ui.session import Session
 from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme, is_dark
+from explorer.ui.timers import call_later
 from explorer.ui.workers import ProcessJob, failure_message
 from explorer.ui.zoom import add_keeping_fonts, apply_zoom, fit_rows
 
@@ -142,7 +143,7 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self._slots[first])
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.setCentralWidget(self.tabs)
-        QTimer.singleShot(300, self._prepare_next_pane)
+        call_later(self, self._prepare_next_pane, 300)
         self.menus = MenuBar(self, [(name, title) for name, title, _ in PANES])
         self.menus.show_pane_checked(self.tabs.currentIndex())
         self.menus.dark_theme.setChecked(self.session.dark)
@@ -190,14 +191,14 @@ class MainWindow(QMainWindow):
         job.connect("failed", self._on_prepare_job_ended)  # built anyway: the pane then says what failed
 
     def _on_prepare_job_ended(self, _job: object, _value: object = None) -> None:
-        QTimer.singleShot(0, self, lambda: self._when_quiet(self._build_step))
+        call_later(self, lambda: self._when_quiet(self._build_step))
 
     def _when_quiet(self, step: Callable[[], None], waited: int = 0) -> None:
         """Run `step` once no worker thread is busy (child processes do not count), or after
         QUIET_WAIT_MS at most: a job that runs for long must not keep the panes from being built."""
         busy = any(not isinstance(job, ProcessJob) for job in self.session.workers.running)
         if busy and waited < QUIET_WAIT_MS and not self._closing:
-            QTimer.singleShot(QUIET_POLL_MS, self, lambda: self._when_quiet(step, waited + QUIET_POLL_MS))
+            call_later(self, lambda: self._when_quiet(step, waited + QUIET_POLL_MS), QUIET_POLL_MS)
             return
         step()
 
@@ -207,9 +208,9 @@ class MainWindow(QMainWindow):
             return
         self.last_step = next(self._building, "")
         if self.last_step:
-            QTimer.singleShot(STEP_PAUSE_MS, self, lambda: self._when_quiet(self._build_step))
+            call_later(self, lambda: self._when_quiet(self._build_step), STEP_PAUSE_MS)
         else:
-            QTimer.singleShot(STEP_PAUSE_MS, self, self._prepare_next_pane)
+            call_later(self, self._prepare_next_pane, STEP_PAUSE_MS)
 
     def _steps_of(self, name: str) -> Iterator[str]:
         """Build pane `name` hidden, one step per `next`: its skeleton, then each part it deferred,
@@ -271,7 +272,7 @@ class MainWindow(QMainWindow):
     def _on_session_token_requested(self, token_id: int) -> None:
         if "merges" not in self.panes:
             self.panes["merges"]  # noqa: B018 (built now, it missed this request: ask again)
-            QTimer.singleShot(0, lambda: self.session.token_requested.emit(token_id))
+            call_later(self, lambda: self.session.token_requested.emit(token_id))
 
     def open_tokenizer_file(self) -> None:
         self.picker.open_file()

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent, QTextDocument, QTextOption
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from explorer.ui.flow import FlowLayout
 from explorer.ui.session import Session
+from explorer.ui.timers import call_later
 from explorer.ui.zoom import add_keeping_fonts, fit_rows
 
 LATER_MS = 50  # between the parts a pane built at once defers `later` (each in a turn of its own)
@@ -148,13 +149,13 @@ class Pane(QWidget):
         if Pane._in_steps or later:
             self._deferred.append(part)
             if not Pane._in_steps and len(self._deferred) == 1:
-                QTimer.singleShot(LATER_MS, self, self._build_later)
+                call_later(self, self._build_later, LATER_MS)
         else:
             part()
 
     def _build_later(self) -> None:
         if self.build_next_part() and self._deferred:
-            QTimer.singleShot(LATER_MS, self, self._build_later)
+            call_later(self, self._build_later, LATER_MS)
 
     def build_next_part(self) -> bool:
         """Build the next deferred part; False if none was left."""

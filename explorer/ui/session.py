@@ -18,7 +18,7 @@ from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, text_font, use_palette
-from explorer.ui.workers import Job, Workers
+from explorer.ui.workers import Job, Workers, release_frozen
 from explorer.ui.zoom import apply_zoom
 
 TRAINED_PREFIX = "trained:"
@@ -197,5 +197,8 @@ class Session(QObject):
         self.error_posted.emit(title, message)
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
-        """Cancel every job; True if all ended within `timeout_ms` (see Workers.shutdown)."""
-        return self.workers.shutdown(timeout_ms)
+        """Cancel every job; True if all ended within `timeout_ms` (see Workers.shutdown). What
+        was frozen out of collections while the session lived may be collected from here on."""
+        ended = self.workers.shutdown(timeout_ms)
+        release_frozen()
+        return ended

@@ -10,11 +10,12 @@ import html
 import re
 import math
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPalette, QPen, QPolygonF, QRegion
 from PySide6.QtWidgets import QCheckBox, QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.ui.session import Session
+from explorer.ui.timers import call_later
 
 SHOWN_KEY = "tour/shown"
 # (pane, title, text); TARGETS names the widget of that pane the card points at.
@@ -189,7 +190,7 @@ class Tour(QDialog):
         self.next_button.setText("Done" if self.index == len(STOPS) - 1 else "Next")
         self.session.show_pane(pane)
         self.place()
-        QTimer.singleShot(0, self.place)  # again once the pane just shown is laid out
+        call_later(self, self.place)  # again once the pane just shown is laid out
 
     def target(self) -> QWidget | None:
         """The widget the current card describes, if the tour points into a window."""

@@ -58,8 +58,16 @@ def freeze_long_lived() -> None:
     """Leave what exists now (tokenizers, vocabulary tables, merge forests, the window) out of
     future garbage collections. A full collection holds the interpreter lock for as long as it
     takes to walk every object: 40-65 ms in which the window cannot repaint, measured with two
-    200,000-token vocabularies loaded. Called when such long-lived data has just been built."""
+    200,000-token vocabularies loaded. Called when such long-lived data has just been built;
+    `release_frozen` lets it back in once its window closes."""
     gc.freeze()
+
+
+def release_frozen() -> None:
+    """Let what `freeze_long_lived` left out back into collections: frozen objects that became
+    garbage (a closed window's panes and tables, in cycles through their signals) are otherwise
+    never collected. Called as a session shuts down, when its window has gone."""
+    gc.unfreeze()
 
 
 class Job(QObject):
@@ -206,6 +214,12 @@ class Workers(QObject):
         self.relay_pool = QThreadPool()
         self.relay_pool.setMaxThreadCount(16)
         self._held_until = 0.0  # time.monotonic() before which new jobs wait to start (see hold)
+        # Jobs started but not yet given to the pool (see start), in the order they are due. One
+        # timer, a child of this object, starts them: a job left waiting at shutdown is released
+        # there, not kept for good with whatever its slots hold.
+        self._waiting: list[tuple[float, _Runner]] = []
+        self._start_timer = QTimer(self, singleShot=True)
+        self._start_timer.timeout.connect(self._start_due)
 
     def hold(self, ms: int) -> None:
         """Start no new pool job for the next `ms` milliseconds: jobs started meanwhile wait, then
@@ -219,11 +233,21 @@ class Workers(QObject):
         job = self._register(Job(name), key)
         # Start on the next event-loop turn: the caller connects to the job's signals first, so
         # a job that ends within microseconds cannot emit before anyone listens.
-        runner = _Runner(job, work, self._forget)
-        wait_ms = max(0, round((self._held_until - time.monotonic()) * 1000))
-        QTimer.singleShot(wait_ms, self, lambda: self.pool.start(runner))
+        self._waiting.append((max(self._held_until, time.monotonic()), _Runner(job, work, self._forget)))
+        self._waiting.sort(key=lambda waiting: waiting[0])
+        self._start_timer.start(self._ms_until_due())
         self.job_started.emit(job)
         return job
+
+    def _ms_until_due(self) -> int:
+        return max(0, round((self._waiting[0][0] - time.monotonic()) * 1000))
+
+    def _start_due(self) -> None:
+        now = time.monotonic()
+        while self._waiting and self._waiting[0][0] <= now:
+            self.pool.start(self._waiting.pop(0)[1])
+        if self._waiting:
+            self._start_timer.start(self._ms_until_due())
 
     def start_call(self, name: str, function: Callable[[], Any], key: str | None = None) -> Job:
         """Run `function()` off the GUI thread; its return value arrives through `finished`."""
@@ -262,8 +286,20 @@ class Workers(QObject):
     def _release(self, job: Job) -> None:
         with self._lock:
             self._jobs.discard(job)
+        for key in [key for key, latest in self._by_key.items() if latest is job]:
+            del self._by_key[key]
         self.job_ended.emit(job)
         _disconnect_all(job)
+
+    def _release_waiting(self) -> None:
+        """End the jobs that never reached the pool as cancelled, and let go of them."""
+        self._start_timer.stop()
+        waiting, self._waiting = self._waiting, []
+        for _, runner in waiting:
+            runner.job.cancel()
+            runner.job._end()
+            runner.job.cancelled.emit()
+            self._release(runner.job)
 
 
     @property
@@ -277,6 +313,7 @@ class Workers(QObject):
         thread busy in one long step finishes it after the window has gone), then the app calls
         it again with the long wait before the interpreter exits."""
         deadline = time.monotonic() + timeout_ms / 1000
+        self._release_waiting()
         for job in self.running:
             if isinstance(job, ProcessJob):
                 job.terminate()  # nothing a child computes is kept once the window closes

@@ -11,13 +11,13 @@ import pytest
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.analysis import occurrences
 from explorer.core.analysis.occurrences import count_occurrences
-from tests.core.test_vocab_filter import run as drain  # (drains a progress generator, returns its result)
+from explorer.core.generators import run_to_end
 
 
 def test_counts_are_the_ids_of_every_text() -> None:
     bpe = BPE([(97, 116, 256)], "gpt2")  # "at"
     texts = ["cat at", "bat", "at" * 10]
-    counts = drain(count_occurrences(bpe, texts))
+    counts = run_to_end(count_occurrences(bpe, texts))
     expected = Counter(i for text in texts for i in bpe.encode(text, "plain"))
     assert {i: int(n) for i, n in enumerate(counts) if n} == dict(expected)
 
@@ -35,6 +35,6 @@ def test_a_long_text_reaches_numpy_in_bounded_pieces(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(occurrences.np, "asarray", recording)
     bpe = BPE([(97, 116, 256)], "gpt2")
     text = "cat " * 100_000  # 300,000 ids: "c", "at", " c", "at", ...
-    counts = drain(count_occurrences(bpe, [text]))
+    counts = run_to_end(count_occurrences(bpe, [text]))
     assert int(counts.sum()) == len(bpe.encode(text, "plain"))
     assert max(sizes) <= 100_000, f"{max(sizes):,} ids in one numpy call"

@@ -15,9 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.analysis.audit import _drain, audit_vocabulary
+from explorer.core.analysis.audit import audit_vocabulary
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.errors import SpecialTokenError, TokenizerFileError
+from explorer.core.generators import run_to_end
 from explorer.core.analysis.findings import audit_check
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, SPECIAL, encode_stream, join_batches
 from explorer.core.formats import minbpe
@@ -196,7 +197,7 @@ def test_trace_ends_in_the_encoding(mistral_v3: SentencePieceTokenizer, text: st
 
 def test_audit_finds_pieces_reachable(mistral_v3: SentencePieceTokenizer) -> None:
     """A piece is encoded alone without the `▁` in front (else almost every piece looks unreachable)."""
-    audit = _drain(audit_vocabulary(mistral_v3))
+    audit = run_to_end(audit_vocabulary(mistral_v3))
     assert audit.unreachable_checked and len(audit.unreachable) < 50
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.formats.own import from_merges
+from explorer.core.generators import run_to_end
 from explorer.core.analysis.merge_tree import merge_tree
 from explorer.core.text.scripts import SCRIPT_NAMES
 from explorer.core.algorithms.train import train
@@ -29,15 +30,6 @@ TEXTS = ["the cat sat on the mat. the cat ate the rat.\n", "नमस्ते �
          "tabs\tand\nnewlines  here\n", "Привет мир! 日本語\n"] * 20
 
 
-def run(generator):  # type: ignore[no-untyped-def]
-    """Drain a progress generator and return its result, as the worker does."""
-    while True:
-        try:
-            next(generator)
-        except StopIteration as stop:
-            return stop.value
-
-
 @pytest.fixture(scope="module")
 def tokenizer() -> BPE:
     return from_merges(list(train(TEXTS, 400, "cl100k", ["<|endoftext|>"])), "cl100k", ["<|endoftext|>"], name="t")
@@ -45,8 +37,8 @@ def tokenizer() -> BPE:
 
 @pytest.fixture(scope="module")
 def table(tokenizer: BPE) -> VocabTable:
-    table = run(build_table(tokenizer))
-    table.set_merges(run(table.compute_merges(tokenizer.forest)))
+    table = run_to_end(build_table(tokenizer))
+    table.set_merges(run_to_end(table.compute_merges(tokenizer.forest)))
     return table
 
 
@@ -135,9 +127,9 @@ def test_text_order_is_a_stable_sort(strings: list[str]) -> None:
 
 
 def test_the_token_order_survives_the_merge_columns(tokenizer: BPE) -> None:
-    table = run(build_table(tokenizer))
+    table = run_to_end(build_table(tokenizer))
     by_token = table.order("token")
-    table.set_merges(run(table.compute_merges(tokenizer.forest)))
+    table.set_merges(run_to_end(table.compute_merges(tokenizer.forest)))
     assert table.order("token") is by_token  # not sorted again
     assert [int(r) for r in table.order("rank")][:3] == sorted(range(table.rows), key=lambda r: (
         table.rank[r] == -1, table.rank[r], table.ids[r]))[:3]

@@ -14,6 +14,7 @@ from explorer.ui.session import Session
 from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, use_palette
 from explorer.ui.tokens.export_button import release_clipboard
+from explorer.ui.workers import release_frozen
 from explorer.ui.zoom import apply_zoom
 
 
@@ -40,7 +41,7 @@ def closed_widgets_deleted(qapp: QApplication) -> Iterator[None]:
         if isinstance(widget, QMainWindow) and not widget.isVisible():
             widget.deleteLater()  # (a window's menus and pop-ups are its own: deleted with it)
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    gc.unfreeze()  # the app's gc.freeze() (workers.freeze_long_lived) would keep their cycles for good
+    release_frozen()  # (a session not shut down would keep what the app froze out of collections for good)
     gc.collect()
 
 

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QTimer
+from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 from pytestqt.qtbot import QtBot
 
 from explorer.ui.main_window import MainWindow
 from explorer.ui.session import Session
+from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE
+from explorer.ui.timers import call_later
+from tests.ui.windows import settle
 
 
 def test_main_window_opens(qtbot: QtBot) -> None:
@@ -33,3 +42,51 @@ def test_presentation_mode_does_not_stick(qtbot: QtBot, session: Session) -> Non
     window.menus.zoom_in.trigger()
     assert session.settings.font_size == 14, "zooming outside presentation mode is still remembered"
     session.set_point_size(BASE_POINT_SIZE)
+
+
+def test_a_closed_window_lets_go_of_its_panes_and_session(qtbot: QtBot, tmp_path: Path) -> None:
+    """A pane that had a call put off to the next turn (the Tokens pane measures its room again
+    after a zoom) when its window was deleted kept the pane, the window and the session alive
+    (QTimer.singleShot(0, pane, pane.fit_to_content) held the method): ~100 MB a window, and GBs
+    over the test run."""
+    app = QApplication.instance()
+    session = Session(Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)))
+    window = MainWindow(session, first_pane="tokens")
+    window.show()
+    settle(app, window)
+    session.set_point_size(BASE_POINT_SIZE + 2)  # (the pane puts off measuring until the fonts are in)
+    held = [weakref.ref(window), weakref.ref(session), *(weakref.ref(pane) for pane in dict.values(window.panes))]
+    window.close()
+    session.set_point_size(BASE_POINT_SIZE)
+    session.shutdown()
+    window.deleteLater()
+    session.deleteLater()
+    del window, session
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
+    assert [ref() for ref in held if ref() is not None] == []
+
+
+def test_a_call_put_off_for_a_deleted_widget_lets_go_of_it(qtbot: QtBot) -> None:
+    class Box(QWidget):
+        def measure(self) -> None:
+            calls.append(self)
+
+    calls: list[QWidget] = []
+    window = QMainWindow()
+    kept, dropped = Box(window), Box(window)
+    refs = weakref.ref(kept), weakref.ref(dropped)
+    call_later(kept, kept.measure)
+    call_later(dropped, dropped.measure)
+    call_later(dropped, lambda: dropped.measure(), 5)
+    dropped.deleteLater()
+    del dropped
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    qtbot.waitUntil(lambda: len(calls) == 1)
+    assert calls == [kept] and not kept.findChildren(QTimer), "the call was made once, and its timer went"
+    calls.clear()
+    window.deleteLater()
+    del window, kept
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
+    assert [ref() for ref in refs] == [None, None]

@@ -17,13 +17,13 @@ from explorer.core.algorithms.train import train
 from explorer.core.analysis.occurrences import count_occurrences
 from explorer.core.corpora.corpus_sources import Corpus, Source
 from explorer.core.errors import ExplorerError
+from explorer.core.generators import run_to_end
 from explorer.core.formats.own import from_merges
 from explorer.core.sources.load import load_tokenizer
 from explorer.core.sources.sentencepiece import SentencePieceTokenizer
 from explorer.core.sources.tokenizer import VIEW_MERGES, SpecialMode, Tokenizer
 from explorer.ui.merges import create_pane
 from explorer.ui.merges import loader as loader_module
-from explorer.ui.merges.loader import _drain
 from explorer.ui.merges.model import COLUMN_INDEX, COLUMNS, TOKEN_ID_ROLE, ChildrenModel, VocabModel
 from explorer.ui.merges.pane import MergesPane
 from explorer.ui.merges.tree_view import NodeItem
@@ -336,7 +336,7 @@ def test_a_big_corpus_is_counted_in_a_child_process_to_the_same_numbers(
     job = pane.loader.jobs.get("corpus")
     assert isinstance(job, ProcessJob)
     qtbot.waitUntil(lambda: pane.table.seen is not None and not pane.busy, timeout=30_000)
-    expected = _drain(count_occurrences(tokenizer, iter(corpus)))
+    expected = run_to_end(count_occurrences(tokenizer, iter(corpus)))
     assert pane.table.seen.tolist() == expected.tolist() and expected.sum() > 5_000
 
 

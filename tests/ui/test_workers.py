@@ -8,7 +8,8 @@ import time
 from pytestqt.qtbot import QtBot
 
 from explorer.core.errors import ExplorerError
-from explorer.ui.workers import Workers
+from explorer.ui.session import Session
+from explorer.ui.workers import Workers, freeze_long_lived
 
 
 def counting(n: int, delay: float = 0.0):  # type: ignore[no-untyped-def]
@@ -169,3 +170,49 @@ def test_held_jobs_start_when_the_hold_ends(qtbot: QtBot) -> None:
         pass
     assert len(started) == 1 and started[0] - asked >= 0.28  # (Qt's coarse timers may fire 5% early: 285 ms)
     assert workers.shutdown()
+
+
+def test_a_job_that_never_started_is_released_at_shutdown(qtbot: QtBot) -> None:
+    """Jobs start on the next event-loop turn; a session shut down before that turn (a window
+    closed as it opened) left them waiting for good: still `running`, and holding whatever
+    their work and their listeners hold."""
+    import gc
+    import weakref
+
+    class Corpus:  # what the work holds
+        pass
+
+    workers = Workers()
+    corpus = Corpus()
+    held = weakref.ref(corpus)
+    ended: list[str] = []
+    job = workers.start_call("never started", lambda corpus=corpus: corpus, key="corpus")
+    job.cancelled.connect(lambda: ended.append("cancelled"))
+    job.finished.connect(lambda value: ended.append("finished"))
+    assert workers.shutdown(1000)
+    assert job.done and job.is_cancelled and not workers.running
+    assert ended == ["cancelled"], "its listeners hear that it ended"
+    del corpus, job
+    gc.collect()
+    assert held() is None
+
+
+def test_what_was_frozen_is_collected_once_its_session_shuts_down(session: Session) -> None:
+    """freeze_long_lived leaves what exists out of collections; nothing let it back in, so the
+    cycles among it that became garbage later (a closed window's panes) stayed for good."""
+    import gc
+    import weakref
+
+    class Table:  # long-lived data, in a cycle as a pane's models are
+        pass
+
+    table = Table()
+    table.itself = table  # type: ignore[attr-defined]
+    held = weakref.ref(table)
+    freeze_long_lived()
+    del table
+    gc.collect()
+    assert held() is not None  # (frozen: what the app wants while the session lives)
+    session.shutdown()
+    gc.collect()
+    assert held() is None

@@ -42,6 +42,7 @@ from explorer.core.algorithms.bytelevel import from_chars, hf_byte_order
 from explorer.core.algorithms.flat_words import FlatWords
 from explorer.core.algorithms.pair_queue import MASK as _MASK, SHIFT as _SHIFT, FirstSeenQueue, HfQueue, Tie
 from explorer.core.errors import TrainingError
+from explorer.core.generators import run_to_end
 from explorer.core.pretokenization.pretokenize import Pretokenizer
 
 BYTE_VOCAB = 256
@@ -369,6 +370,5 @@ def train(
     [b'at']
     """
     trainer = BpeTrainer(vocab_size, pattern, special_tokens, rules, explain_ties)
-    for _ in trainer.add_texts(texts):
-        pass
+    run_to_end(trainer.add_texts(texts))
     return trainer.merges()

@@ -55,8 +55,9 @@ def audit_vocabulary(tokenizer: Tokenizer) -> Iterator[AuditProgress]:
     """Yield progress while checking every token; return an Audit.
 
     >>> from explorer.core.algorithms.bpe import BPE
+    >>> from explorer.core.generators import run_to_end
     >>> toy = BPE([(97, 98, 256), (98, 99, 257), (97, 257, 258)], "none")  # ab, bc, then a + bc
-    >>> audit = _drain(audit_vocabulary(toy))  # "abc" encodes as ab + c: ab was learned before bc
+    >>> audit = run_to_end(audit_vocabulary(toy))  # "abc" encodes as ab + c: ab was learned before bc
     >>> sorted(audit.unreachable), 0xFF in audit.impossible, 0x80 in audit.undecodable
     ([258], True, True)
     """
@@ -109,12 +110,3 @@ def seen_flags(counts: Sequence[int], special_ids: set[int], rare_below: int) ->
     never = {i for i, count in enumerate(counts) if count == 0 and i not in special_ids}
     rare = {i for i, count in enumerate(counts) if 0 < count < rare_below and i not in special_ids}
     return never, rare
-
-
-def _drain(progress: Iterator[AuditProgress]) -> Audit:
-    """Run an audit to the end without a worker (for the CLI and doctests)."""
-    while True:
-        try:
-            next(progress)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]

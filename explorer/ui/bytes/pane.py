@@ -27,6 +27,7 @@ from explorer.ui.bytes.roles import legend_html
 from explorer.ui.bytes.strip import ByteStrip
 from explorer.ui.pane import Pane, WrappingLabel, example_bar
 from explorer.ui.session import Session
+from explorer.ui.timers import call_later
 
 MAX_CHARS = 2_000
 DEBOUNCE_MS = 150
@@ -314,7 +315,7 @@ class BytesPane(Pane):
         self.reset_button.setEnabled(self.shown > 0)
         if self.shown > 0:
             # After the strip's new height has reached the scroll area (a queued layout request).
-            QTimer.singleShot(0, self, lambda: self._scroll_to_token(self.shown - 1))
+            call_later(self, lambda: self._scroll_to_token(self.shown - 1))
 
     def step(self) -> None:
         self.set_shown(self.shown + 1)

@@ -8,13 +8,14 @@ Corpus pane is, so the pane opens without its import time.
 from __future__ import annotations
 
 from PySide6.QtCore import (QAbstractTableModel, QBuffer, QByteArray, QEvent, QIODevice, QModelIndex, QPersistentModelIndex,
-                            Qt, QTimer)
+                            Qt)
 from PySide6.QtGui import QColor, QFontMetrics, QImage
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from explorer.core.analysis.efficiency import METRICS, Pivot
 from explorer.core.files import write_atomic
 from explorer.ui.theme import OKABE_ITO
+from explorer.ui.timers import call_later
 from explorer.ui.zoom import style_plot
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -217,7 +218,7 @@ class EfficiencyChart(QWidget):
         """A new zoom: the chart's texts follow the font (after Qt has handed it to every widget)."""
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange and self.plot is not None:
-            QTimer.singleShot(0, self, lambda: self.set_pivot(self.pivot, self.dark))
+            call_later(self, lambda: self.set_pivot(self.pivot, self.dark))
 
 
 def _ink_width(label: object) -> float:

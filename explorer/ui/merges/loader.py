@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 from shiboken6 import isValid
 
 from explorer.core.algorithms.bpe import BPE
@@ -31,8 +31,10 @@ from explorer.core.analysis.occurrences import corpus_texts, count_corpus, count
 from explorer.core.analysis.vocab_filter import IMPOSSIBLE, SPECIAL, UNDECODABLE, UNREACHABLE, VocabTable, build_table
 from explorer.core.corpora.corpus_sources import Corpus
 from explorer.core.formats import own
+from explorer.core.generators import run_to_end
 from explorer.core.sources.tokenizer import Tokenizer
 from explorer.ui.session import TRAINED_PREFIX
+from explorer.ui.timers import call_later
 from explorer.ui.workers import Job, Workers, freeze_long_lived, one_value
 
 KEY = "merges:"  # worker keys: a new tokenizer cancels the old jobs
@@ -104,16 +106,16 @@ class VocabLoader(QObject):
             return
         self.cancel()
         if self.table is None:
-            self.table = _drain(build_table(tokenizer))
+            self.table = run_to_end(build_table(tokenizer))
             self.table_ready.emit(self.table)
             self.cancel()
         if self.forest_seconds is None:
             self._on_forest_done(tokenizer, _ready_forest(tokenizer), 0.0)
             self.cancel()
         if self.forest is not None and self.table.rank is None:
-            self.table.set_merges(_drain(self.table.compute_merges(self.forest)))
+            self.table.set_merges(run_to_end(self.table.compute_merges(self.forest)))
         if self.audit is None:
-            self._apply_audit(self.table, _drain(audit_vocabulary(tokenizer)))
+            self._apply_audit(self.table, run_to_end(audit_vocabulary(tokenizer)))
         self.cancel()
         self.columns_changed.emit()
         self.idle.emit()
@@ -125,7 +127,7 @@ class VocabLoader(QObject):
             return
         self.table = table
         self._queued = True
-        QTimer.singleShot(PAINT_FIRST_MS, self, lambda: self._start_forest(tokenizer))
+        call_later(self, lambda: self._start_forest(tokenizer), PAINT_FIRST_MS)
         self.table_ready.emit(table)
 
     def _start_forest(self, tokenizer: Tokenizer) -> None:
@@ -291,12 +293,3 @@ def _ready_forest(tokenizer: Tokenizer) -> MergeForest | None:
     if forest is not None:
         forest.children(0)
     return forest
-
-
-def _drain(progress: Iterator[Any]) -> Any:
-    """Run a progress generator to its end on this thread and return its value."""
-    while True:
-        try:
-            next(progress)
-        except StopIteration as stop:
-            return stop.value

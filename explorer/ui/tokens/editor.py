@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QMimeData, QTimer
+from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit
 
 from explorer.core.algorithms.incremental import CUTS_END, TokenizedText
+from explorer.ui.timers import call_later
 from explorer.ui.tokens.glyphs import is_missing, missing_message
 from explorer.ui.tokens.prompt import Prompt
 
@@ -57,7 +58,7 @@ class PromptEditor(QPlainTextEdit):
         if len(self._queue) == 1:
             self._insert_next()
         else:  # the pane has had its turn: the text goes in from the next one
-            QTimer.singleShot(0, self._insert_next)
+            call_later(self, self._insert_next)
 
     def finish_fill(self) -> None:
         """Insert what is left of the text now."""
@@ -78,7 +79,7 @@ class PromptEditor(QPlainTextEdit):
         cursor.endEditBlock()
         self.inserting = False
         if self._queue:
-            QTimer.singleShot(0, self._insert_next)
+            call_later(self, self._insert_next)
             return
         if self._replacing:
             self.setUndoRedoEnabled(True)

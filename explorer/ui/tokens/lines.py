@@ -14,9 +14,10 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import QPointF, QTimer
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QTextBlock, QTextDocument, QTextLine
 
+from explorer.ui.timers import call_later
 from explorer.ui.tokens.wrapping import BREAK
 
 # (first, last) display positions -> the starts of the tokens that reach into them, in order
@@ -90,7 +91,7 @@ class LineFitter:
         block.setLineCount(layout.lineCount() if block.isVisible() else 0)
         if document.lineCount() != lines_before and not self._size_changed:
             self._size_changed = True  # (the scroll bars follow once, after the layout that asked)
-            QTimer.singleShot(0, document, self._emit_size_changed)
+            call_later(document, self._emit_size_changed)
         return True
 
     def _emit_size_changed(self) -> None:

@@ -17,6 +17,7 @@ from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import SPECIAL_MODES, Tokenizer
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
+from explorer.ui.timers import call_later
 from explorer.ui.tokens.compare import CompareLanes
 from explorer.ui.tokens.details import DetailsView, token_details
 from explorer.ui.tokens.editor import PromptEditor
@@ -336,7 +337,7 @@ class TokensPane(CompareLanes, Pane):
             lane.view.set_text_font(self.session.font)
         # The share of lanes and findings was measured at the old size: measure again once the
         # new fonts are laid out (else presentation mode left the findings their normal-size room).
-        QTimer.singleShot(0, self, self.fit_to_content)
+        call_later(self, self.fit_to_content)
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         for lane in self.lanes:
@@ -448,7 +449,7 @@ class TokensPane(CompareLanes, Pane):
         # Details that grew past their room (the merge forest arrived with rank and parents) get
         # the share measured again: else whether they scrolled depended on which came first.
         if self.details.document().size().height() > self.details.viewport().height():
-            QTimer.singleShot(0, self, self.fit_to_content)
+            call_later(self, self.fit_to_content)
 
     # Presentation toggles
 

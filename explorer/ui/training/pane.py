@@ -27,6 +27,7 @@ from explorer.ui.combo import whole_text_width
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
+from explorer.ui.timers import call_later
 from explorer.ui.training.merges_table import FittedColumns
 from explorer.ui.training.naming import default_name
 from explorer.ui.training.model import (
@@ -437,7 +438,7 @@ class TrainingPane(Pane):
         if run is None:
             return
         if hf:  # the plots in a frame of their own, after the table's
-            QTimer.singleShot(UI_REFRESH_MS, self, lambda: self._draw_final_plots(run))  # (not once the pane is gone)
+            call_later(self, lambda: self._draw_final_plots(run), UI_REFRESH_MS)  # (not once the pane is gone)
         else:
             self.plots.fit_x(len(run.merges))  # a run that stopped early or was cancelled ends before the target
         if state == FAILED:
@@ -453,13 +454,13 @@ class TrainingPane(Pane):
         if run is self.run:
             self.plots.fit_x(len(run.merges))
             self.plots.refresh()  # (hidden until the next turn: its curves and labels, then their paint)
-            QTimer.singleShot(NEXT_FRAME_MS, self, lambda: self._show_final_plots(run))
+            call_later(self, lambda: self._show_final_plots(run), NEXT_FRAME_MS)
 
     def _show_final_plots(self, run: TrainingRun) -> None:
         if run is self.run:
             self.plots_panel.show_plots(self._plots_started)
             if run.state != FAILED and run.merges:
-                QTimer.singleShot(NEXT_FRAME_MS, self, lambda: self._build_tokenizer(run))
+                call_later(self, lambda: self._build_tokenizer(run), NEXT_FRAME_MS)
 
     def _build_tokenizer(self, run: TrainingRun) -> None:
         """Make the tokenizer from the merges on a pool thread, then publish it.
@@ -485,7 +486,7 @@ class TrainingPane(Pane):
         # until the window has shown it: on pool threads, it would hold the lock that painting needs.
         self.session.workers.hold(PUBLISH_HOLD_MS)
         spec = self.session.add_trained(tokenizer, select=False)
-        QTimer.singleShot(NEXT_FRAME_MS, self, lambda: self._select_built(run, tokenizer, spec))
+        call_later(self, lambda: self._select_built(run, tokenizer, spec), NEXT_FRAME_MS)
 
     def _select_built(self, run: TrainingRun, tokenizer: BPE, spec: str) -> None:
         if run is not self.run:
@@ -493,7 +494,7 @@ class TrainingPane(Pane):
         self.tokenizer = tokenizer
         self.session.workers.hold(PUBLISH_HOLD_MS)
         self.session.set_tokenizer(tokenizer, spec)
-        QTimer.singleShot(NEXT_FRAME_MS, self, lambda: self._show_built(run))
+        call_later(self, lambda: self._show_built(run), NEXT_FRAME_MS)
 
     def _show_built(self, run: TrainingRun) -> None:
         if run is self.run:
@@ -622,7 +623,7 @@ class TrainingPane(Pane):
         self._fit_status()
         self.plots_panel.set_font_size(font.pointSize())
         self.demo.set_text_font(font)
-        QTimer.singleShot(0, self, self._fit_side)  # once Qt has handed the font to the fields
+        call_later(self, self._fit_side)  # once Qt has handed the font to the fields
 
     def _fit_side(self) -> None:
         """The settings column at least as wide as its fields need at the current font (_SideScroll)

@@ -1,0 +1,23 @@
+"""Calls put off to a later event-loop turn, tied to the widget they are for.
+
+`QTimer.singleShot(0, context, callable)` keeps `callable` for good when `context` is deleted
+before the call is due (PySide6 6.11: a pane's pending `self.fit_to_content` then held the pane,
+its window and the session, ~100 MB each, tests/ui/test_main_window.py). A timer that is a child
+of the context goes with it, and its connection lets go of the callable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer
+
+
+def call_later(context: QObject, slot: Callable[[], object], ms: int = 0) -> None:
+    """Call `slot` in `ms` milliseconds (0: on the next event-loop turn), unless `context` is
+    deleted first."""
+    timer = QTimer(context)
+    timer.setSingleShot(True)
+    timer.timeout.connect(slot)
+    timer.timeout.connect(timer.deleteLater)
+    timer.start(ms)
