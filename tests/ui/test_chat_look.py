@@ -140,3 +140,25 @@ def test_combo_boxes_are_labelled_by_the_label_beside_them(qapp: QApplication, w
     settle(qapp, window)
     choice = lane.findChild(QComboBox, "compareChoice")
     assert labelled_by(choice) == ["Compare with:"]
+
+
+def test_a_message_editor_keeps_room_for_words_at_presentation_size(qapp: QApplication, window: MainWindow) -> None:
+    """At 1280x800 in presentation mode the messages' column kept its 380-of-1180 share: each
+    message's editor was about 200 px, three or four words a line."""
+    pane = shown(qapp, window, TEXTS["english"])
+    editor = pane.editor.rows[0].content
+    words = editor.fontMetrics().horizontalAdvance("The cat sat on the mat. In 1969,")
+    assert editor.viewport().width() >= words, f"{editor.viewport().width()} px for a {words} px line"
+    right = pane.views[0]
+    assert right.width() >= 0.5 * pane.width(), "the tokens keep the larger part"
+
+
+def test_a_dragged_messages_column_keeps_its_width(qapp: QApplication, window: MainWindow) -> None:
+    """Once the user drags the splitter, a resize shares the width as the splitter does (in
+    proportion), not by the font again (which asks for 32% or more)."""
+    pane = shown(qapp, window, TEXTS["english"])
+    pane.splitter.splitterMoved.emit(300, 1)  # (what a drag of the handle emits)
+    pane.splitter.setSizes([300, sum(pane.splitter.sizes()) - 300])
+    window.resize(1300, 800)
+    settle(qapp, window)
+    assert 295 <= pane.splitter.sizes()[0] <= 310

@@ -12,6 +12,7 @@ from collections.abc import Generator, Sequence
 from html import escape
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QSplitter,
                                QVBoxLayout, QWidget)
 
@@ -38,6 +39,8 @@ EXAMPLES = {
     "Trailing space": [Message("user", "Complete this sentence: The sky is ")],
 }
 OWN = ""  # the template combo's data for "the tokenizer's own"
+MESSAGE_CHARACTERS = 56  # average characters of the UI font the messages' column is wide, within:
+MESSAGES_SHARE = (0.32, 0.45)  # of the pane's width (presentation mode at 1280 px left a 200 px editor)
 BUSY_MS = 200  # a job still running after this long says "Encoding..."
 HINT = "Click a token to see what it is. Control tokens are outlined."
 ERROR_STYLE = "color:#c0392b"
@@ -141,6 +144,9 @@ class ChatPane(Pane):
         splitter.addWidget(self.editor)
         splitter.addWidget(right)
         splitter.setSizes([380, 800])
+        splitter.splitterMoved.connect(self._on_splitter_moved)
+        self.splitter = splitter
+        self._user_sized = False  # the user dragged the splitter: their widths stay
         content = QWidget()
         layout = QVBoxLayout(content)
         layout.addLayout(controls)
@@ -288,6 +294,25 @@ class ChatPane(Pane):
     def _on_session_font_changed(self, _font: object) -> None:
         for view in self.views:
             view.set_text_font(self.session.font)
+        self._share_width()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._share_width()
+
+    def _on_splitter_moved(self, _position: int, _index: int) -> None:
+        self._user_sized = True
+
+    def _share_width(self) -> None:
+        """The messages' column MESSAGE_CHARACTERS wide in the UI font, within MESSAGES_SHARE of
+        the width: a larger font (presentation mode) takes a larger share, so a message's editor
+        keeps room for a few words a line."""
+        total = sum(self.splitter.sizes())
+        if self._user_sized or total <= 0:
+            return
+        least, most = (int(total * share) for share in MESSAGES_SHARE)
+        left = max(least, min(most, MESSAGE_CHARACTERS * QFontMetrics(self.editor.font()).averageCharWidth()))
+        self.splitter.setSizes([left, total - left])
 
     def _on_view_token_clicked(self, view: ChatView, index: int) -> None:
         if view.result is not None:
