@@ -150,6 +150,19 @@ def test_a_long_text_gives_the_tokens_most_of_the_room_not_the_findings(qapp: QA
     assert wide.width() == 1920
 
 
+def test_a_long_text_keeps_the_tokens_share_on_a_laptop_too(qapp: QApplication, window: MainWindow) -> None:
+    """The same at 1280x800 in presentation mode: the details of a token (8 rows at 20 pt) stayed
+    whole there and the tokens of a pasted text had 3 lines, a third of the room."""
+    text = (" ".join([QUIET, "The cat sat on the mat. In 1969, 600,000,000 people watched."]) + " ") * 60
+    pane = shown(qapp, window, "o200k_base", text[:5000])
+    sizes = pane.splitter.sizes()
+    room = sizes[1] + sizes[2]
+    assert sizes[1] >= 0.55 * room, f"the tokens got {sizes[1]} of {room} px"
+    view = pane.main_lane.view
+    assert view.height() >= view.lines_height(3), "3 lines of tokens do not fit"
+    assert pane.details.height() >= details_least(pane), "the details keep their least"
+
+
 def test_a_short_prompt_stays_whole_beside_three_lanes(qapp: QApplication, wide: MainWindow) -> None:
     """Three lines of mixed scripts (taller lines than the editor font's: fallback fonts) and three
     lanes that scroll anyway: the editor gives up its spare line, never the prompt's own lines."""

@@ -122,9 +122,10 @@ def fit_to_content(pane: TokensPane) -> None:
         top = room - bottom
     else:  # the lanes scroll anyway: they keep LANES_SHARE of the room, the bottom the rest ...
         top = max(room - bottom, min(lanes, int(room * LANES_SHARE)))
-        # ... but the details stay whole where the lanes keep their least so (findings rows scroll first)
-        whole = min(needed, max(room - least, room - int(room * LANES_SHARE)))
-        top = min(top, room - whole)
+        # ... and the details within the rest stay whole if they can (findings rows scroll first);
+        # else they scroll too: at 1280x800 in presentation mode they kept 8 rows whole and the
+        # lanes of a long text 3 lines
+        top = min(top, room - min(needed, room - int(room * LANES_SHARE)))
         if comparing:  # every compared lane in sight (its summary, its first lines) before the details
             top = max(top, least)
     top = max(0, min(top, room - least_bottom))
