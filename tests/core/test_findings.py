@@ -9,6 +9,7 @@ from explorer.core.algorithms.train import train
 from explorer.core.analysis import findings as F
 from explorer.core.analysis.compare import boundary_differences, byte_boundaries, compare, count
 from explorer.core.formats.own import from_merges
+from explorer.core.text.render import shown_text, token_text
 
 TEXTS = ["Egg or egg? An egg, eggs. The egg and the Egg. In 1969 and 2024, 600000 people watched.",
          "café e\u0301 नमस्ते 안녕하세요 <|endoftext|> 😀"] * 4
@@ -68,6 +69,18 @@ def test_invisible_characters(tokenizer) -> None:  # type: ignore[no-untyped-def
     found = kinds(tokenizer, text)[F.INVISIBLE]
     assert [text[f.start:f.end] for f in found] == ["\u200b", "\u00a0", "\ufeff", "\u00ad", "\u200d"]
     assert found[0].title == "Invisible character: U+200B ZERO WIDTH SPACE"
+
+
+def test_direction_marks_are_invisible_characters_and_shown_by_name(tokenizer) -> None:  # type: ignore[no-untyped-def]
+    """A right-to-left mark (U+200F) or override (U+202E) in a prompt reorders the text and
+    changes the tokens: a finding, and shown by name, not as an empty token (a trained token
+    made of U+200F alone showed as an empty cell in the Training pane)."""
+    text = "price\u200f 10 \u202eabc\u202c"
+    found = kinds(tokenizer, text)[F.INVISIBLE]
+    assert [text[f.start:f.end] for f in found] == ["\u200f", "\u202e", "\u202c"]
+    assert found[0].title == "Invisible character: U+200F RIGHT-TO-LEFT MARK"
+    assert token_text("\u200f".encode()) == "\u27e8RLM\u27e9"
+    assert shown_text("a\u2066b\u2069".encode(), alone=True) == "a\u27e8LRI\u27e9b\u27e8PDI\u27e9"
 
 
 def test_a_zwj_inside_an_emoji_sequence_is_no_finding(tokenizer) -> None:  # type: ignore[no-untyped-def]

@@ -17,6 +17,10 @@ SPACE, TAB, NEWLINE = "\u00b7", "\u2192", "\u21b5"
 INVISIBLE_NAMES: dict[str, str] = {
     "\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\ufeff": "BOM",
     "\u00ad": "SHY", "\u00a0": "NBSP", "\u202f": "NNBSP", "\u2028": "LS", "\u2029": "PS",
+    "\u034f": "CGJ", "\u180e": "MVS",
+    # Direction marks and overrides: nothing to see, yet they reorder the text around them
+    "\u200e": "LRM", "\u200f": "RLM", "\u061c": "ALM", "\u202a": "LRE", "\u202b": "RLE", "\u202c": "PDF",
+    "\u202d": "LRO", "\u202e": "RLO", "\u2066": "LRI", "\u2067": "RLI", "\u2068": "FSI", "\u2069": "PDI",
 }
 
 
