@@ -89,4 +89,5 @@ def test_hard_cases_describe_without_error() -> None:
 def test_glyph_names_invisible_characters() -> None:
     from explorer.core.text.chars import glyph
 
-    assert [glyph(c) for c in "a \u200d\ufe0f\U000e0067\u2028"] == ["a", "·", "ZWJ", "VS16", "TAG", "⍽"]
+    assert [glyph(c) for c in "a \u200d\ufe0f\U000e0067\u2028\u200f\u3000"] == \
+        ["a", "·", "ZWJ", "VS16", "TAG", "LS", "RLM", "⍽"]  # (one table of names with the token view's)

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import regex
 
+from explorer.core.text.render import INVISIBLE_NAMES
 from explorer.core.text.utf8 import byte_role, prefix_bits
 
 # Names Unicode leaves empty (controls), so a person still sees what the character is.
@@ -166,9 +167,9 @@ def visible(text: str) -> str:
     return text.translate(_VISIBLE_TABLE)
 
 
-# Characters that print as nothing on their own, by the short names people use for them.
-_INVISIBLE_NAMES = {"\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\ufeff": "BOM",
-                    "\u00ad": "SHY", "\u034f": "CGJ", "\u180e": "MVS"}
+# Characters that print as nothing on their own, by the short names people use for them (the
+# no-break space has the symbol of a space, as in VISIBLE).
+_INVISIBLE_NAMES = {char: name for char, name in INVISIBLE_NAMES.items() if char != "\u00a0"}
 
 
 def glyph(char: str) -> str:
