@@ -139,7 +139,7 @@ class _Runner(QRunnable):
         self.setAutoDelete(True)
 
     def run(self) -> None:
-        job = self.job
+        job, emit = self.job, self._emit
         batch: list[Any] = []
         last = time.monotonic()
         result: Any = None
@@ -156,27 +156,40 @@ class _Runner(QRunnable):
                     break
                 now = time.monotonic()
                 if now - last >= BATCH_SECONDS:
-                    job.batch_ready.emit(batch)
+                    if not emit("batch_ready", batch):  # no one is left to hear the rest
+                        job.cancel()
                     batch, last = [], now
             if batch:
-                job.batch_ready.emit(batch)
+                emit("batch_ready", batch)
             if job.is_cancelled:
                 if hasattr(iterator, "close"):
                     iterator.close()
-                job.cancelled.emit()
+                emit("cancelled")
             else:
-                job.finished.emit(result)
+                emit("finished", result)
         except (ExplorerError, OSError) as exc:  # a file that cannot be written is no bug: say which
             if batch:
-                job.batch_ready.emit(batch)  # what came before the error still counts
-            job.failed.emit(failure_message(exc))
+                emit("batch_ready", batch)  # what came before the error still counts
+            emit("failed", failure_message(exc))
         except MemoryError:
-            job.failed.emit(f"{job.name}: out of memory; try a smaller input")
+            emit("failed", f"{job.name}: out of memory; try a smaller input")
         except Exception as exc:  # a bug: show it rather than lose it silently
-            job.failed.emit(f"{job.name} failed unexpectedly: {exc!r}\n\n{traceback.format_exc(limit=6)}")
+            emit("failed", f"{job.name} failed unexpectedly: {exc!r}\n\n{traceback.format_exc(limit=6)}")
         finally:
             job._end()
             self.on_done(job)
+
+    def _emit(self, name: str, *args: Any) -> bool:
+        """Emit the job's signal `name`; False once the job's QObject is gone (its session was
+        deleted while the work ran, as a closed window's is): there is no one to tell, and an
+        emit then raised in the pool thread ("Signal source has been deleted")."""
+        try:
+            getattr(self.job, name).emit(*args)
+        except RuntimeError:
+            if shiboken6.isValid(self.job):
+                raise
+            return False
+        return True
 
 
 _J = TypeVar("_J", bound="Job")

@@ -61,7 +61,7 @@ def test_every_part_of_the_merges_pane_has_room(qapp: QApplication, window: Main
     assert eventually(qapp, lambda: status.height() >= status.heightForWidth(status.width())), \
         f"the trace's status is cut: {status.height()} px of {status.heightForWidth(status.width())}"
     for name, part in (("strip", trace.strip), ("status", status), ("steps", trace.steps)):
-        assert shown_whole(part), f"the trace's {name} cannot be seen whole, even scrolled"
+        assert eventually(qapp, lambda: shown_whole(part)), f"the trace's {name} cannot be seen whole, even scrolled"
     if window.width() >= 1920:  # room enough: the whole trace without scrolling
         assert trace.status.visibleRegion().boundingRect() == trace.status.rect()
         assert trace.steps.visibleRegion().boundingRect() == trace.steps.rect()

@@ -216,3 +216,29 @@ def test_what_was_frozen_is_collected_once_its_session_shuts_down(session: Sessi
     session.shutdown()
     gc.collect()
     assert held() is None
+
+
+def test_a_job_whose_object_is_deleted_while_it_runs_stops_quietly(qtbot: QtBot, capfd) -> None:  # type: ignore[no-untyped-def]
+    """A closed window's session (and its jobs' QObjects) can be deleted while a job still reads
+    in the pool: its next emit raised "Signal source has been deleted" in the pool thread (and
+    again for `failed`), printed as a traceback, and nothing said why."""
+    import shiboken6
+
+    workers = Workers()
+    yielded: list[int] = []
+
+    def work():  # type: ignore[no-untyped-def]
+        for i in range(400):
+            time.sleep(0.005)
+            yielded.append(i)
+            yield i
+
+    job = workers.start("reading", work)
+    qtbot.waitSignal(job.batch_ready, timeout=5000).wait()
+    capfd.readouterr()
+    shiboken6.delete(job)
+    assert job._ended.wait(5), "the work did not stop"
+    time.sleep(0.1)  # (the pool thread's last words, if any)
+    assert "Traceback" not in capfd.readouterr().err
+    assert len(yielded) < 400, "the work went on for no one"
+    assert workers.shutdown()

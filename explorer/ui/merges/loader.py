@@ -239,6 +239,8 @@ class VocabLoader(QObject):
             self.idle.emit()
 
     def _on_job_batch(self, label: str, batch: list[Any]) -> None:
+        if not isValid(self):  # the window closed while the job was reading
+            return
         record = batch[-1] if batch else None
         done, total = getattr(record, "done", None), getattr(record, "total", None)
         if done is not None and total:
