@@ -29,14 +29,26 @@ def configuration_id(configuration: Configuration) -> str:
     return f"{width}x{height}-{theme}{'-presentation' if presenting else ''}"
 
 
+QUIET_MS = 10  # see settle
+
+
 def settle(app: QApplication, window: MainWindow | None = None, seconds: float = 60.0) -> None:
     """Process events until no worker of `window`'s session runs (tokenizing, the merge table, a
     training run), or only once without a window."""
     deadline = time.monotonic() + seconds
     app.processEvents()
-    while window is not None and window.session.workers.running and time.monotonic() < deadline:
-        app.processEvents()
-        time.sleep(0.005)
+    while window is not None and time.monotonic() < deadline:
+        while window.session.workers.running and time.monotonic() < deadline:
+            app.processEvents()
+            time.sleep(0.005)
+        # A step that ends a job may start the next on a short timer (a trained tokenizer is
+        # published over three turns 1 ms apart): idle means no job for QUIET_MS on end.
+        quiet = time.monotonic() + QUIET_MS / 1000
+        while not window.session.workers.running and time.monotonic() < quiet:
+            app.processEvents()
+            time.sleep(0.002)
+        if not window.session.workers.running:
+            break
     app.processEvents()
 
 
