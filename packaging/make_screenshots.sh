@@ -34,4 +34,18 @@ three merges --pane merges --tokenizer cl100k_base --text ' telecommunications'
 three corpus --pane corpus
 three training --pane training
 three chat --pane chat --tokenizer o200k_base
-echo "wrote $(ls "$out" | wc -l) screenshots to $out"
+# Every script (packaging/screenshot_matrix.py's texts) in the panes where scripts differ most: Tokens light, dark
+# and in presentation mode, compared lanes, Bytes dark, Chunks in presentation mode, at 1280x800. The whole matrix
+# (hundreds of files) goes outside the repository with --all.
+mkdir -p "$out/scripts"
+for script in english hindi arabic japanese thai emoji mixed long; do
+    text=$("$PYTHON" -c "import sys; sys.path.insert(0, 'packaging'); import screenshot_matrix as m; print(m.TEXTS['$script'], end='')")
+    shot --pane tokens --tokenizer o200k_base --text "$text" --out "$out/scripts/tokens-$script.png"
+    shot --pane tokens --tokenizer o200k_base --text "$text" --theme dark --out "$out/scripts/tokens-$script-dark.png"
+    shot --pane tokens --tokenizer o200k_base --text "$text" --presentation --out "$out/scripts/tokens-$script-presentation.png"
+    shot --pane tokens --tokenizer o200k_base --compare cl100k_base --compare r50k_base --text "$text" \
+        --out "$out/scripts/compare-$script.png"
+    shot --pane bytes --tokenizer o200k_base --text "$text" --theme dark --out "$out/scripts/bytes-$script-dark.png"
+    shot --pane chunks --text "$text" --presentation --out "$out/scripts/chunks-$script-presentation.png"
+done
+echo "wrote $(find "$out" -name '*.png' | wc -l) screenshots to $out"
