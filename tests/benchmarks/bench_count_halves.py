@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from explorer.core.algorithms.train import BpeTrainer  # noqa: E402
+from explorer.core.generators import run_to_end  # noqa: E402
 
 VOCAB = 32768
 
@@ -41,8 +42,7 @@ def _count_in_child(data: bytes) -> tuple[int, int]:
     if pid == 0:
         os.close(read_end)
         child = BpeTrainer(VOCAB, "cl100k")
-        for _ in child.add_texts(_lines(data)):
-            pass
+        run_to_end(child.add_texts(_lines(data)))
         blob = pickle.dumps((list(child.chunk_counts), list(child.chunk_counts.values())), protocol=5)
         with os.fdopen(write_end, "wb") as out:
             out.write(blob)
@@ -60,8 +60,7 @@ def main() -> None:
     if mode == "two":
         middle = data.index(b"\n", len(data) // 2)
         pid, pipe = _count_in_child(data[middle + 1:])
-        for _ in trainer.add_texts(_lines(data[:middle])):
-            pass
+        run_to_end(trainer.add_texts(_lines(data[:middle])))
         with os.fdopen(pipe, "rb") as source:
             chunks, counts = pickle.loads(source.read())
         _, _, usage = os.wait4(pid, 0)
@@ -69,8 +68,7 @@ def main() -> None:
         for chunk, count in zip(chunks, counts):
             trainer.chunk_counts[chunk] += count
     else:
-        for _ in trainer.add_texts(_lines(data)):
-            pass
+        run_to_end(trainer.add_texts(_lines(data)))
     del data
     counted = time.perf_counter()
     digest = hashlib.sha256()
