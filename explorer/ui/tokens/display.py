@@ -18,6 +18,7 @@ import numpy as np
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, unseen_ids
 from explorer.core.sources.tokenizer import Tokenizer
 from explorer.core.text.bidi import ZWJ, joins_backward, joins_forward
+from explorer.core.text.chars import glyph_alone
 from explorer.core.text.render import token_text
 
 LONG_LINE = 3000  # display characters before a forced line break (Qt lays out huge lines slowly)
@@ -48,7 +49,7 @@ def split_captions(text: str, starts: np.ndarray, ends: np.ndarray, flags: np.nd
         return {}
     # (A token that also ends inside the same character leaves the finishing to the next one.)
     continues = ((flags[finishing] & CUTS_END) != 0) & (ends[finishing] - 1 == starts[finishing])
-    return {int(i): _standalone(text[int(starts[i])]) for i in finishing[~continues].tolist() if int(starts[i]) < len(text)}
+    return {int(i): glyph_alone(text[int(starts[i])]) for i in finishing[~continues].tolist() if int(starts[i]) < len(text)}
 
 
 def glued(text: str, starts: np.ndarray, flags: np.ndarray) -> np.ndarray:
@@ -79,12 +80,6 @@ def _is_mark(codes: np.ndarray) -> np.ndarray:
         return np.zeros(0, np.bool_)
     distinct = set(codes.tolist())
     return np.isin(codes, [code for code in distinct if unicodedata.category(chr(code))[0] == "M"])
-
-
-def _standalone(char: str) -> str:
-    """A combining mark or vowel sign (ा, े) on a dotted circle, as charts print them: alone
-    after a `>` it would be drawn onto the bracket."""
-    return "\u25cc" + char if unicodedata.category(char) in ("Mn", "Mc", "Me") else char
 
 
 def utf16_length(text: str) -> int:
