@@ -101,15 +101,16 @@ def main() -> int:
     timer.start(10)
     started = time.perf_counter()
     editor.insertFromMimeData(data)
+    inserted = time.perf_counter() - started  # (the paste itself: no tick can come during it)
     settle(lambda: not pane._bulk and lane.complete and lane.text == big and len(lane.view.ids) == len(lane.state))
     elapsed = time.perf_counter() - started
     coloured = clock.elapsed()
     settle(lambda: pane.findings_panel.label.text().startswith("Findings (") and "looking" not in pane.findings_panel.label.text())
     timer.stop()
     assert len(lane.state) == len(tokenizer.encode(big, "disallowed"))
-    during = max(gap for gap, when in gaps if when <= coloured + 10)
+    during = max([inserted * 1e3] + [gap for gap, when in gaps if when <= coloured + 10])
     after = max([gap for gap, when in gaps if when > coloured + 10] or [0])
-    print(f"1 MB paste ({len(big):,} chars, {len(lane.state):,} tokens): fully coloured in {elapsed:.2f} s "
+    print(f"paste of {len(big):,} chars ({len(lane.state):,} tokens): fully coloured in {elapsed:.2f} s "
           f"(target <= 2 s); longest GUI stall {during:.0f} ms (target <= 50 ms); "
           f"then {after:.0f} ms while the findings are computed")
     session.shutdown()

@@ -86,6 +86,10 @@ def test_findings_come_back_when_there_are_some(qapp: QApplication, window: Main
     for column in (0, 1):
         assert table.columnWidth(column) >= table.sizeHintForColumn(column)
     assert table.viewport().height() >= panel.model.rowCount() * table.verticalHeader().defaultSectionSize()
+    window.toggle_presentation(False)  # the columns follow the zoom, down as up
+    for column in (0, 1):
+        assert eventually(qapp, lambda: table.sizeHintForColumn(column) <= table.columnWidth(column)
+                          <= table.sizeHintForColumn(column) + 4, 5), (column, table.columnWidth(column))
 
 
 def test_a_short_prompt_keeps_a_small_editor_and_a_long_one_a_bigger(qapp: QApplication, window: MainWindow) -> None:

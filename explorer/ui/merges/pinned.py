@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTableView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+
+from explorer.ui.cell_width import cell_margin
 
 SORT_ARROW = 24  # room for the header's sort indicator, beside the title
 
@@ -68,8 +70,7 @@ class PinnedColumnTable(QTableView):
 
     def fit_pinned_column(self) -> None:
         """Column 0 as wide as the widest value (every digit measured) or its title, at the current font."""
-        style = self.style()
-        margin = 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self) + 1)
+        margin = cell_margin(self)
         cell = QFontMetrics(self.font())
         digits = max(cell.horizontalAdvance(digit * len(self.widest)) for digit in "0123456789")
         needed = max(digits, cell.horizontalAdvance(self.widest)) + margin + 8

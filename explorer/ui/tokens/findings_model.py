@@ -27,7 +27,7 @@ class FindingsModel(QAbstractTableModel):
             return None
         finding = self.findings[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return (finding.kind, f"{finding.start}-{finding.end}", finding.title)[index.column()]
+            return _cell_text(finding, index.column())
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"<b>{finding.title}</b><br>{finding.detail}"
         if role == FINDING_ROLE:
@@ -38,6 +38,10 @@ class FindingsModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(HEADERS):
             return HEADERS[section]
         return None
+
+    def column_texts(self, column: int) -> list[str]:
+        """Every row's text in `column` (the panel sizes its columns by them)."""
+        return [_cell_text(finding, column) for finding in self.findings]
 
     def clear(self) -> None:
         self.beginResetModel()
@@ -50,3 +54,7 @@ class FindingsModel(QAbstractTableModel):
         self.beginInsertRows(QModelIndex(), len(self.findings), len(self.findings) + len(findings) - 1)
         self.findings.extend(findings)
         self.endInsertRows()
+
+
+def _cell_text(finding: Finding, column: int) -> str:
+    return (finding.kind, f"{finding.start}-{finding.end}", finding.title)[column]

@@ -10,11 +10,13 @@ from collections.abc import Generator, Sequence
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QModelIndex, Signal
-from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QModelIndex, Signal
+from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
 
 from explorer.core.analysis.compare import boundary_differences, count_words
 from explorer.core.analysis.findings import audit_check, iter_findings
+from explorer.ui.cell_width import column_width
+from explorer.ui.timers import call_later
 from explorer.ui.tokens.findings_model import FINDING_ROLE, FindingsModel
 from explorer.ui.workers import Workers
 
@@ -35,11 +37,10 @@ class FindingsPanel(QWidget):
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setStretchLastSection(True)
         # Kind and Where as wide as their texts at any zoom (fixed widths cut "Special-token string"
-        # to "Special-token ..." in presentation mode); the finding itself takes the rest.
-        for column in (0, 1):
-            self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        # to "Special-token ..." in presentation mode), measured when rows come and at a zoom
+        # (cell_width.py: not Qt's ResizeToContents); the finding itself takes the rest.
+        self.table.horizontalHeader().setStretchLastSection(True)
         self.table.clicked.connect(self._on_table_clicked)
         self.table.activated.connect(self._on_table_clicked)
         self.label = QLabel("Findings", self)
@@ -87,8 +88,18 @@ class FindingsPanel(QWidget):
                 findings.append(item)
         self.model.add(findings)  # type: ignore[arg-type]
         if findings:
-            self.table.show()  # (a header sizes to contents on a resize or a zoom, not when rows arrive)
-            self.table.horizontalHeader().resizeSections()
+            self.table.show()
+            self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Kind and Where as wide as their widest text."""
+        for column in (0, 1):
+            self.table.setColumnWidth(column, column_width(self.table, column, self.model.column_texts(column)))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # a zoom: measured again once the table has its font too
+            call_later(self, self._fit_columns)
 
     def _on_job_finished(self, job: object, _: object) -> None:
         if job is self._job:
@@ -119,8 +130,7 @@ class FindingsPanel(QWidget):
         table = self.table
         if table.isHidden():
             return self.label.sizeHint().width()
-        header = table.horizontalHeader()
-        columns = sum(max(table.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in range(self.model.columnCount()))
+        columns = sum(column_width(table, c, self.model.column_texts(c)) for c in range(self.model.columnCount()))
         return max(self.label.sizeHint().width(), columns + table.verticalScrollBar().sizeHint().width()
                    + 2 * table.frameWidth() + 2)
 

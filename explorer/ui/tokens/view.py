@@ -49,6 +49,7 @@ class TokenView(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._lines = LineFitter(self.document(), self._starts_between)  # (lines end between tokens)
+        self._height: tuple[tuple[int, ...], int] = ((), 0)  # (what content_height was measured for, it)
         self.setReadOnly(True)
         self.setUndoRedoEnabled(False)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
@@ -145,12 +146,18 @@ class TokenView(QPlainTextEdit):
         document = self.document()
         if document.blockCount() > 200 or document.characterCount() > 20_000:  # (laying it all out could take long)
             return 100_000
-        key, block = self._layout_key(), document.firstBlock()
+        key = self._layout_key()
+        measured = (key, document.revision(), self.frameWidth(), int(document.documentMargin()))
+        if self._height[0] == measured:  # (the pane shares its room asking each lane dozens of times)
+            return self._height[1]
+        block = document.firstBlock()
         while block.isValid():
             self._lines.ensure(block, key)
             block = block.next()
         bottom = self.blockBoundingGeometry(document.lastBlock()).bottom()
-        return int(bottom + self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 2 * document.documentMargin())
+        height = int(bottom + self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 2 * document.documentMargin())
+        self._height = (measured, height)
+        return height
 
     def lines_height(self, lines: int) -> int:
         """Pixels `lines` lines of tokens take, frame and margins included (a lane's least room)."""
