@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.core.sources.load import load_tokenizer
 from explorer.ui.session import Session
+from explorer.ui.tokens.one_line import plain
 from tests.ui.test_tokens_room import PROMPT, lanes_laid_out, line_height, within
 from tests.ui.windows import close_window, eventually, open_window, settle
 
@@ -62,14 +63,20 @@ def test_three_lanes_and_the_notice_fit_1280x800(qapp: QApplication, session: Se
 
 def test_the_notice_opens_whole_and_the_room_is_shared_again(qapp: QApplication, session: Session) -> None:
     session.set_tokenizer(load_tokenizer("o200k_base"), "o200k_base")
-    window = open_window(qapp, session, (1280, 800, "light", True), "tokens")
+    window = open_window(qapp, session, (1280, 800, "light", False), "tokens")
     try:
         pane = window.panes["tokens"]
         pane.set_text(SPECIAL)
         settle(qapp, window)
+        window.menus.presentation.trigger()  # F5 after the text: the notice's line is elided anew, larger
+        window.showNormal()
+        window.resize(1280, 800)
+        settle(qapp, window)
         banner = pane.banner
         closed = banner.height()
         assert "more" in banner.text() and "Showing the plain-text reading" not in banner.text()
+        shown = banner.fontMetrics().horizontalAdvance(plain(banner.text()))
+        assert shown <= banner.contentsRect().width(), f"the notice's line is cut: {shown} px in {banner.width()}"
         banner.linkActivated.emit("more")
         assert eventually(qapp, lambda: banner.height() > closed), "the notice did not open"
         assert "Showing the plain-text reading" in banner.text() and "less" in banner.text()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import re
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
@@ -78,6 +78,12 @@ class PartsLabel(WrappingLabel):
         self._fit()  # (before the height for the new width is asked)
         super().resizeEvent(event)
 
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # (presentation mode: fewer figures fit)
+            self._fitted = None
+            self._fit()
+
 
 class Banner(QLabel):
     """A notice on one line, elided, with a "more" link that opens it whole ("less" closes it);
@@ -129,4 +135,9 @@ class Banner(QLabel):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
         if not self.open and event.size().width() != event.oldSize().width():
+            self._show()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and not self.open:  # (presentation mode: elided anew)
             self._show()
