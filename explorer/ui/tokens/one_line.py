@@ -17,9 +17,11 @@ from PySide6.QtGui import QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from explorer.ui.pane import WrappingLabel
+from explorer.ui.timers import call_later
 
 SEPARATOR = " · "
 MORE = "…"  # ends a summary that left figures out (they are in its tooltip)
+INK, PAPER = "#5c4400", "#fff3cd"  # the notice's colours, in both themes (its link too)
 
 
 def plain(text: str) -> str:
@@ -80,9 +82,9 @@ class PartsLabel(WrappingLabel):
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         super().changeEvent(event)
-        if event.type() == QEvent.Type.FontChange:  # (presentation mode: fewer figures fit)
+        if event.type() == QEvent.Type.FontChange:  # presentation mode: fewer figures fit
             self._fitted = None
-            self._fit()
+            call_later(self, self._fit)
 
 
 class Banner(QLabel):
@@ -96,6 +98,9 @@ class Banner(QLabel):
         self._message = ""
         self.open = False
         self.setTextFormat(Qt.TextFormat.RichText)
+        self.setObjectName("tokensBanner")
+        self.setStyleSheet(f"QLabel#tokensBanner {{ background: {PAPER}; color: {INK}; padding: 4px 8px;"
+                           " border-radius: 4px; }")
         policy = self.sizePolicy()
         policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)  # (a long notice never widens the window)
         self.setSizePolicy(policy)
@@ -119,10 +124,10 @@ class Banner(QLabel):
         message = self._message
         self.setWordWrap(self.open)
         if self.open:
-            super().setText(html.escape(message, quote=False).replace("\n", "<br>") + " &nbsp;<a href='less'>less</a>")
+            super().setText(html.escape(message, quote=False).replace("\n", "<br>") + " &nbsp;" + self._link("less"))
             return
         line = " · ".join(message.splitlines())
-        link = " <a href='more'>more</a>"
+        link = " " + self._link("more")
         room = self.contentsRect().width() - 2 * self.margin() - 16
         elided = self.fontMetrics().elidedText(line, Qt.TextElideMode.ElideRight, max(0, room))
         if elided == line:
@@ -132,6 +137,11 @@ class Banner(QLabel):
             elided = self.fontMetrics().elidedText(line, Qt.TextElideMode.ElideRight, max(0, room))
             super().setText(html.escape(elided, quote=False) + link)
 
+    def _link(self, word: str) -> str:
+        """The link in the notice's own text colour (the palette's link blue was faint on its
+        yellow in the dark theme)."""
+        return f"<a href='{word}' style='color:{INK}'>{word}</a>"
+
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
         if not self.open and event.size().width() != event.oldSize().width():
@@ -139,5 +149,5 @@ class Banner(QLabel):
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         super().changeEvent(event)
-        if event.type() == QEvent.Type.FontChange and not self.open:  # (presentation mode: elided anew)
-            self._show()
+        if event.type() == QEvent.Type.FontChange:  # presentation mode: elided anew, once the new
+            call_later(self, self._show)  # font is everywhere (a window gets it before its children)

@@ -133,9 +133,6 @@ class TokensPane(CompareLanes, Pane):
 
         self.banner = Banner(self)  # (one line, "more" opens it: three compared lanes need the room)
         self.banner.toggled.connect(self.fit_to_content)
-        self.banner.setObjectName("tokensBanner")
-        self.banner.setStyleSheet("QLabel#tokensBanner { background: #fff3cd; color: #5c4400; padding: 4px 8px;"
-                                  " border-radius: 4px; }")
         self.banner.hide()
 
         self.lanes_widget = QSplitter(Qt.Orientation.Vertical, self)
