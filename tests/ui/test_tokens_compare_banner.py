@@ -5,12 +5,14 @@ each compared lane's summary wrapped beside its choice: the last lane's tokens w
 
 from __future__ import annotations
 
+import html
+
 import pytest
 from PySide6.QtWidgets import QApplication
 
 from explorer.core.sources.load import load_tokenizer
 from explorer.ui.session import Session
-from explorer.ui.tokens.one_line import plain
+from tests.ui.test_tokens_readable import plain
 from tests.ui.test_tokens_room import PROMPT, lanes_laid_out, line_height, within
 from tests.ui.windows import close_window, eventually, open_window, settle
 
@@ -75,7 +77,7 @@ def test_the_notice_opens_whole_and_the_room_is_shared_again(qapp: QApplication,
         banner = pane.banner
         closed = banner.height()
         assert "more" in banner.text() and "Showing the plain-text reading" not in banner.text()
-        shown = banner.fontMetrics().horizontalAdvance(plain(banner.text()))
+        shown = banner.fontMetrics().horizontalAdvance(html.unescape(plain(banner.text())))
         assert shown <= banner.contentsRect().width(), f"the notice's line is cut: {shown} px in {banner.width()}"
         banner.linkActivated.emit("more")
         assert eventually(qapp, lambda: banner.height() > closed), "the notice did not open"
