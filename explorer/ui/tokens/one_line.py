@@ -63,6 +63,7 @@ class PartsLabel(WrappingLabel):
         whole = self._joined(prefix, parts, set(range(len(parts))))
         super().setText(text)
         self.setToolTip(plain(whole) if len(kept) < len(parts) else "")
+        self.setAccessibleDescription(plain(whole))  # (a screen reader hears every figure)
 
     @staticmethod
     def _joined(prefix: str, parts: tuple[tuple[str, int], ...], kept: set[int]) -> str:
