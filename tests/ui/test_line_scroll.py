@@ -53,3 +53,14 @@ def test_the_strip_and_the_lanes_scroll_by_this_one_rule(qtbot: QtBot, session: 
     pane.set_text("नमस्ते दुनिया! आज मौसम बहुत अच्छा है। " * 12)
     pane.to_end()
     qtbot.waitUntil(lambda: {"explorer.ui.bytes.lanes", "explorer.ui.bytes.strip"} <= set(calls), timeout=5000)
+
+
+@pytest.mark.parametrize(("view", "expected"), [
+    (100, 100.0),  # the line 70-100 ends at the edge: drawn whole; 100-140 would be cut
+    (120, 100.0),  # cut mid-line: drawn down to the last whole line
+    (170, 170),  # every line whole
+    (20, 20),  # shorter than the first line: what it can
+])
+def test_the_row_the_bottom_edge_would_cut_is_not_drawn(view: float, expected: float) -> None:
+    bottoms = TOPS[1:] + [170.0]
+    assert line_scroll.whole_lines_bottom(bottoms, view) == expected

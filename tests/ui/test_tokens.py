@@ -88,7 +88,7 @@ def test_big_paste_is_tokenized_in_full_off_the_gui_thread(pane: TokensPane, qtb
 def test_switch_tokenizer_and_special_modes(pane: TokensPane, qtbot: QtBot, session: Session, small, other) -> None:  # type: ignore[no-untyped-def]
     text = "say <|endoftext|> now"
     pane.set_text(text)
-    assert pane.banner.isVisible() and "special token" in pane.banner.text()
+    assert pane.banner.isVisible() and "special token" in pane.banner.message()
     assert ids_shown(pane) == small.encode(text, "plain")
     pane.mode_box.setCurrentIndex(pane.mode_box.findData("allowed"))
     assert session.special_mode == "allowed"
@@ -195,8 +195,8 @@ def test_export(pane: TokensPane, tmp_path: Path, small, qtbot: QtBot) -> None: 
 def test_missing_glyph_is_named(pane: TokensPane, qtbot: QtBot) -> None:
     pane.set_text("private \U000F0001 use")
     pane.main_lane.view.viewport().repaint()
-    qtbot.waitUntil(lambda: pane.banner.isVisible() and "No installed font" in pane.banner.text(), timeout=3000)
-    assert "U+F0001" in pane.banner.text()
+    qtbot.waitUntil(lambda: pane.banner.isVisible() and "No installed font" in pane.banner.message(), timeout=3000)
+    assert "U+F0001" in pane.banner.message()
 
 
 def test_crlf_and_cr_line_endings_survive(pane: TokensPane, qtbot: QtBot, small) -> None:  # type: ignore[no-untyped-def]

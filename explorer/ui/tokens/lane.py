@@ -25,9 +25,9 @@ from explorer.core.analysis.compare import Counts
 from explorer.core.errors import ExplorerError
 from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
-from explorer.ui.pane import WrappingLabel
 from explorer.ui.session import Session
 from explorer.ui.tokens.display import DisplayBuilder, DisplayPiece, headline, join_pieces
+from explorer.ui.tokens.one_line import PartsLabel
 from explorer.ui.tokens.view import TokenView
 from explorer.ui.tokens.wrapping import keep_whole
 
@@ -67,7 +67,7 @@ class Lane(QWidget):
         self._builder: DisplayBuilder | None = None
         self._queue: deque[Queued] = deque()
         self._job = None
-        self.counts = WrappingLabel("", self)  # a compared lane's line of figures is long: it wraps, never widens the window
+        self.counts = PartsLabel(self)  # a line of figures: those that fit (never widens the window, never wraps)
         self.counts.setObjectName("tokenCounts")
         self.view = TokenView(self)
         self.view.set_dark(session.dark, session.palette)
@@ -266,7 +266,7 @@ class Lane(QWidget):
         elif not self.complete:
             self.counts.setText(f"Tokenizing... {plural(len(state), 'token')} so far")
 
-    def _chrome_height(self) -> int:
+    def chrome_height(self) -> int:
         """The title row: the summary wrapped at its width, or a compared lane's choice and button
         if taller: always shown whole."""
         layout = self.header_layout
@@ -278,7 +278,7 @@ class Lane(QWidget):
     def _check_chrome(self) -> None:
         """Announce a title row that wrapped to another height (a new summary, a new width): the
         room was shared for the old one, and a summary grown a line would be cut."""
-        chrome = self._chrome_height()
+        chrome = self.chrome_height()
         if chrome != self._chrome:
             self._chrome = chrome
             self.chrome_changed.emit(self)
@@ -289,14 +289,14 @@ class Lane(QWidget):
 
     def wanted_height(self) -> int:
         """Pixels the lane needs to show all its tokens (a big text: more than any screen)."""
-        return self._chrome_height() + self.view.content_height()
+        return self.chrome_height() + self.view.content_height()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         """The summary whole and `min_lines` lines of tokens (fewer if its tokens take fewer): the
         splitter of lanes never squeezes a lane below it (the lanes scroll instead)."""
         hint = super().minimumSizeHint()
         lines = min(self.view.lines_height(self.min_lines), self.view.content_height())
-        return QSize(hint.width(), max(hint.height(), self._chrome_height() + lines))
+        return QSize(hint.width(), max(hint.height(), self.chrome_height() + lines))
 
     # Counts
 
@@ -311,23 +311,25 @@ class Lane(QWidget):
         self._show_counts()
 
     def _show_counts(self) -> None:
+        """The lane's summary on one line: the figures that fit, the token count first, then a
+        compared lane's change (explorer/ui/tokens/one_line.py); beside a compared lane's choice a
+        wrapped summary cost a line of tokens, which three lanes at 1280x800 do not have."""
         if self.state is None:
             return
         counts = Counts(len(self.text), self.state.byte_length, len(self.state), self.words or 0)
-        summary = counts.summary()
+        parts = counts.summary().split(" · ")  # chars, bytes, tokens, bytes/token, words, tokens/word
+        tokens = parts[2]  # the figure a speaker points at: large (a compared lane's: its change)
+        parts[2] = f"<b>{tokens}</b>" if self.reference is not None else headline(tokens)
+        ranked = list(zip(parts, (3, 4, 0, 1, 5, 2)))
         if self.words is None:
-            summary = summary.rsplit(" · ", 2)[0] + " · counting words..."
+            ranked[4:] = [("counting words...", 5)]
         name = self.tokenizer.name if self.tokenizer is not None else ""
         if self.reference is not None and self.reference[0] and self.complete:
             # (the characters, bytes and words are the first lane's: a compared lane says what differs)
-            parts = summary.split(" · ")
-            summary = " · ".join([parts[2], *parts[3:4], *parts[5:]])
             change = 100 * (len(self.state) - self.reference[0]) / self.reference[0]
-            summary += f" · <b>{change:+.1f}%</b> tokens vs {self.reference[1]}"
-        tokens = plural(len(self.state), "token")  # the figure a speaker points at: large (a compared lane's: its change)
-        figure = f"<b>{tokens}</b>" if self.reference is not None else headline(tokens)
-        summary = (" · " + summary).replace(f" · {tokens} · ", f" · {figure} · ", 1)[3:]
-        self.counts.setText(f"<b>{name}</b>: {summary}")
+            ranked = [ranked[2], (parts[3], 2), *([(parts[5], 3)] if self.words is not None else []),
+                      (f"<b>{change:+.1f}%</b> tokens vs {self.reference[1]}", 1)]
+        self.counts.set_parts(f"<b>{name}</b>: ", ranked)
         self._check_chrome()
 
 

@@ -25,6 +25,7 @@ from explorer.ui.tokens.export_button import ExportButton
 from explorer.ui.tokens.findings_panel import FindingsPanel
 from explorer.ui.tokens.glyphs import missing_message
 from explorer.ui.tokens.lane import Lane
+from explorer.ui.tokens.one_line import Banner
 from explorer.ui.tokens.prompt import Prompt
 from explorer.ui.tokens.room import fit_to_content
 from explorer.ui.tokens.view import DIFF_COLOR, align_to_text
@@ -130,11 +131,8 @@ class TokensPane(CompareLanes, Pane):
             bar.addWidget(button)
             setattr(self, f"{pane}_button", button)
 
-        self.banner = QLabel(self)
-        self.banner.setWordWrap(True)
-        self.banner.setObjectName("tokensBanner")
-        self.banner.setStyleSheet("QLabel#tokensBanner { background: #fff3cd; color: #5c4400; padding: 4px 8px;"
-                                  " border-radius: 4px; }")
+        self.banner = Banner(self)  # (one line, "more" opens it: three compared lanes need the room)
+        self.banner.toggled.connect(self.fit_to_content)
         self.banner.hide()
 
         self.lanes_widget = QSplitter(Qt.Orientation.Vertical, self)
@@ -308,8 +306,11 @@ class TokensPane(CompareLanes, Pane):
 
     def _show_banner(self) -> None:
         parts = [p for p in (self._banner_error, missing_message(self._missing) if self._missing else "") if p]
-        self.banner.setText("\n".join(parts))
+        shown = self.banner.isVisibleTo(self)
+        self.banner.set_message("\n".join(parts))
         self.banner.setVisible(bool(parts))
+        if shown != bool(parts):  # the room above the splitter changed: share it again once laid out
+            self._fit_soon.start()
 
     def _on_glyphs_missing(self, chars: set[str]) -> None:
         self._missing |= chars

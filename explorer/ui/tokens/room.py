@@ -16,6 +16,7 @@ from explorer.ui.tokens.lane import MIN_LINES
 
 if TYPE_CHECKING:
     from explorer.ui.tokens.editor import PromptEditor
+    from explorer.ui.tokens.lane import Lane
     from explorer.ui.tokens.pane import TokensPane
 
 FINDING_ROWS = 14  # the findings table grows with its rows up to this many, then scrolls
@@ -55,6 +56,19 @@ def fit_lane_lines(pane: TokensPane, room: int, extra: int) -> int:
         if least <= room:
             break
     return least
+
+
+def to_whole_lines(lane: Lane, height: int) -> int:
+    """Pixels to add to a lane `height` tall (negative: to take) for its view to end on a whole line
+    of tokens, the nearest: its view does not draw the row its edge cuts (TokenView.whole_lines_bottom),
+    so those pixels are better given to what is below, or a few taken from it for one more line."""
+    view = lane.view
+    line = view.lines_height(2) - view.lines_height(1)
+    room = height - lane.chrome_height()
+    if line <= 0 or room < view.lines_height(1):
+        return 0
+    spare = (room - view.lines_height(1)) % line
+    return -spare if 2 * spare < line else line - spare
 
 
 def editor_height(pane: TokensPane, total: int, share: float = EDITOR_SHARE) -> int:
@@ -128,6 +142,8 @@ def fit_to_content(pane: TokensPane) -> None:
         top = min(top, room - min(needed, room - int(room * LANES_SHARE)))
         if comparing:  # every compared lane in sight (its summary, its first lines) before the details
             top = max(top, least)
+        else:  # a whole number of lines (the view does not draw the row its edge cuts)
+            top += to_whole_lines(pane.main_lane, top - legend - handles)
     top = max(0, min(top, room - least_bottom))
     splitter.setSizes([top_editor, top, room - top])
     if len(pane.lanes) > 1:  # each lane as much as it holds, the spare shared out evenly

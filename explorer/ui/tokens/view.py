@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
 from explorer.core.text.bidi import has_right_to_left, starts_right_to_left
+from explorer.ui.line_scroll import whole_lines_bottom
 from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens.display import DisplayPiece
 from explorer.ui.tokens.glyphs import is_missing
@@ -220,6 +221,8 @@ class TokenView(QPlainTextEdit):
         return int(np.searchsorted(self.starts, position, side="right")) - 1
 
     def index_at_point(self, point: QPoint) -> int:
+        if point.y() >= self.whole_lines_bottom():  # (a row not drawn has no tokens to hover)
+            return -1
         cursor = self.cursorForPosition(point)
         if has_right_to_left(cursor.block().text()):  # the gap's sides depend on each run's direction
             return self._index_in_boxes(cursor.block(), QPointF(point))
@@ -308,7 +311,26 @@ class TokenView(QPlainTextEdit):
             self._paint_marks(painter, first, boxes)
             painter.translate(-origin)
         self._paint_missing_glyphs(painter, on_screen)
+        bottom = self.whole_lines_bottom() - 1  # (a line's boxes start a pixel above it: _line_spans)
+        if bottom < self.viewport().height() - 1:  # the row the edge would cut is not shown (line_scroll.py)
+            painter.fillRect(QRectF(0, bottom, self.viewport().width(), self.viewport().height() - bottom), page)
         painter.end()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 (Qt override)
+        """Repaint it all: Qt moves the pixels and paints only the strip scrolled in, which would
+        leave the blank below the old last whole line in the middle of the new lines."""
+        super().scrollContentsBy(dx, dy)
+        self.viewport().update()
+
+    def whole_lines_bottom(self) -> float:
+        """The viewport's y where the lines shown whole end: below it nothing is drawn (an id cut
+        in half by the view's edge is a wrong id). The same in a lone view and in compared lanes,
+        whatever height the room gave the view and however its lines differ in height."""
+        height = self.viewport().height()
+        bottoms = (origin.y() + line.y() + line.height()
+                   for block, origin in self._blocks_between(0, height)
+                   for line in (block.layout().lineAt(n) for n in range(block.layout().lineCount())))
+        return whole_lines_bottom(bottoms, height)
 
     def _paint_marks(self, painter: QPainter, first: int, boxes: list[Box]) -> None:
         """Comparison differences, split characters, special tokens and the current token."""
