@@ -33,9 +33,11 @@ from explorer.ui.merges.token_panel import TokenContext, TokenPanel
 from explorer.ui.pane import Pane
 from explorer.ui.session import Session
 from explorer.ui.progress import ProgressBar
+from explorer.ui.timers import call_later
 from explorer.ui.workers import Job
 
 TABLE_ROWS = 7  # rows of the vocabulary table the encode trace under it leaves in view
+TABLE_LEAST_ROWS = 2  # ... when the trace would not fit beside TABLE_ROWS (1280x800 in presentation mode)
 
 
 class MergesPane(Pane):
@@ -144,6 +146,8 @@ class MergesPane(Pane):
         main.setSizes([560, 840])
         left.setSizes([540, 300])
         self.splitter, self.left = main, left
+        self._user_sized_left = False  # (a drag of the handle between table and trace is kept)
+        left.splitterMoved.connect(self._on_left_splitter_moved)
         left.installEventFilter(self)
 
         content = QWidget()
@@ -176,16 +180,45 @@ class MergesPane(Pane):
         return False
 
     def _fit_trace(self) -> None:
-        """The trace as tall as its content while the table keeps TABLE_ROWS rows; past that it
-        scrolls. (Its content's minimum as the splitter's minimum squeezed its neighbour to 70 px.)"""
+        """The trace as tall as its content while the table keeps TABLE_ROWS rows; when that is
+        not room enough, the table gives rows down to TABLE_LEAST_ROWS and the list of merges
+        keeps two rows, or one (the status above it says the step too), not three; past that the
+        trace scrolls. A scrolled trace showed its list cut
+        mid-row at the pane's edge (21 px short at 1280x800, 173 px in presentation mode). (Its
+        content's minimum as the splitter's minimum squeezed its neighbour to 70 px.)"""
         view = self.table_view
-        table = view.horizontalHeader().height() + TABLE_ROWS * view.verticalHeader().defaultSectionSize() \
-            + view.horizontalScrollBar().sizeHint().height() + 2 * view.frameWidth()
-        room = self.left.height() - self.left.handleWidth() - table
-        wanted = self.trace_scroll.widget().minimumSizeHint().height()
-        height = max(0, min(wanted, room))
+
+        def room(rows: int) -> int:  # for the trace, beside `rows` rows of the table
+            table = view.horizontalHeader().height() + rows * view.verticalHeader().defaultSectionSize() \
+                + view.horizontalScrollBar().sizeHint().height() + 2 * view.frameWidth()
+            return self.left.height() - self.left.handleWidth() - table
+
+        steps, content = self.trace_panel.steps, self.trace_scroll.widget()
+        width = self.trace_scroll.viewport().width()  # (the status wraps: its height is the width's)
+        now = max(content.minimumSizeHint().height(), content.heightForWidth(width) if content.hasHeightForWidth() else 0)
+
+        def wanted(rows: int) -> int:  # the trace's height with `rows` rows of merges
+            return now + round((rows - steps.least_rows) * steps.row_height())
+
+        rows = next((rows for rows in (3, 2) if wanted(rows) <= room(TABLE_LEAST_ROWS)), 1)
+        steps.set_least_rows(rows)
+        height = max(0, min(wanted(rows), room(TABLE_LEAST_ROWS)))
         if self.trace_scroll.minimumHeight() != height:
             self.trace_scroll.setMinimumHeight(height)
+        call_later(self, self._whole_table_rows)  # (once the splitter has shared the new minimum out)
+
+    def _whole_table_rows(self) -> None:
+        """The table as tall as a whole number of rows, the spare pixels to the trace: its last
+        row was cut in half by the handle, ids and all (an id cut off is a wrong id)."""
+        if self._user_sized_left:
+            return
+        view, sizes = self.table_view, self.left.sizes()
+        spare = view.viewport().height() % view.verticalHeader().defaultSectionSize()
+        if len(sizes) == 2 and spare and view.viewport().height() - spare > 0:
+            self.left.setSizes([sizes[0] - spare, sizes[1] + spare])
+
+    def _on_left_splitter_moved(self, _position: int, _index: int) -> None:
+        self._user_sized_left = True
 
     # What the loader knows (see loader.py)
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QKeySequence, QMouseEvent, QPainter, QPaintEvent, QPen, QShortcut
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QKeySequence, QMouseEvent, QPainter, QPaintEvent, QPen, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSizePolicy, QVBoxLayout,
     QWidget)
@@ -177,8 +177,33 @@ class StepList(QListWidget):
     the pane's scroll area a list asking for Qt's default 192 px made the trace scroll at 1280x800
     while the window had room for it."""
 
+    least_rows = 3
+
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         return QSize(super().sizeHint().width(), max(self.minimumHeight(), 40))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        """Its least rows (a layout takes the larger of this and the size hint: Qt's own, room
+        for the scroll bar's arrows, kept a one-row list 70 px tall in presentation mode)."""
+        return QSize(super().minimumSizeHint().width(), self.minimumHeight())
+
+    def set_least_rows(self, rows: int) -> None:
+        """Rows of merges the list keeps whatever the room (the pane asks two when it is short)."""
+        if rows != self.least_rows:
+            self.least_rows = rows
+            self.fit_minimum()
+
+    def row_height(self) -> float:
+        return QFontMetricsF(self.font()).height() + 4
+
+    def fit_minimum(self) -> None:
+        self.setMinimumHeight(int(self.least_rows * self.row_height() + 2 * self.frameWidth()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        """The current merge stays in view when the list is made smaller (Qt keeps its top row)."""
+        super().resizeEvent(event)
+        if self.currentItem() is not None:
+            self.scrollToItem(self.currentItem())
 
 
 class TracePanel(QWidget):
@@ -262,9 +287,7 @@ class TracePanel(QWidget):
             strip.setFont(font)
             strip.dark = dark
         self.steps.setFont(font)
-        # Three merges of the list whatever the room (the trace's scroll area scrolls past them).
-        rows = 3 * (QFontMetricsF(font).height() + 4) + 2 * self.steps.frameWidth()
-        self.steps.setMinimumHeight(int(rows))
+        self.steps.fit_minimum()  # (its least rows whatever the room: the trace's scroll area scrolls past them)
         self._refresh()
 
     def set_text(self, text: str) -> None:
