@@ -266,9 +266,15 @@ class HfQueue:
         # `high`: compared as they are, without shifting each one (a new int per shift).
         high = -count + 1 << COUNT_AT
         # Stale entries on top are refreshed now, as the next `pop` would do anyway.
-        while heap and heap[0] < high and pair_counts[heap[0] & PAIR_MASK] != count:
-            heapq.heapreplace(heap, self._refresh(heap[0], pair_counts[heap[0] & PAIR_MASK]))
-        if not heap or heap[0] >= high:
+        while heap:
+            top = heap[0]
+            if top >= high:
+                return None
+            current = pair_counts[top & PAIR_MASK]
+            if current == count:
+                break
+            heapq.heapreplace(heap, self._refresh(top, current))
+        else:
             return None
         size, limit = len(heap), self.tie_limit
         packed, entries = [pair], [0]  # the winner's chunks are `held` (it left the heap; entries are < 0)
