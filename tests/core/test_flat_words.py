@@ -110,3 +110,26 @@ def test_random_merges_match_the_loop(seed: int) -> None:
         tokens.append(new_id)
     merge_both(chunks, counts, steps)
 
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_chunk_stays_framed_by_minus_ones(seed: int) -> None:
+    """The in-place merge reads a pair's neighbours without bounds checks: it relies on the id
+    before each chunk (the chunk before's -1, or the end of `flat` for the first) and the one after
+    it being -1 whatever merges did, in the loop or vectorised."""
+    rng = random.Random(seed)
+    chunks = list(dict.fromkeys(bytes(rng.choice(b"aab") for _ in range(rng.randint(1, 12))) for _ in range(300)))
+    counts = [rng.randint(1, 5) for _ in chunks]
+    pair_counts, _, _ = _byte_pairs(chunks, counts)
+    words = FlatWords(chunks, counts)
+    tokens = [ord("a"), ord("b")]
+    for new_id in range(256, 290):
+        left, right = rng.choice(tokens), rng.choice(tokens)
+        held = rng.sample(range(len(chunks)), rng.randint(1, len(chunks)))
+        if new_id % 2:
+            words._merge_vectorised(held, left, right, new_id, pair_counts)
+        else:
+            words._merge_in_place(held, counts, left, right, new_id, pair_counts)
+        tokens.append(new_id)
+        for start, length in zip(words.starts, words.lengths):
+            assert words.flat[start - 1] == -1 and words.flat[start + length] == -1

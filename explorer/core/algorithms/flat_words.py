@@ -81,16 +81,18 @@ class FlatWords:
             if not remaining:
                 continue
             times = counts[index]
-            last = end - 1
             i = start
             while remaining > 0:
                 i = index_of(left, i, end)
                 remaining -= 1
-                if i < last and flat[i + 1] == right:
+                # The chunk's -1 follows its last id, and precedes its first (the chunk before ends
+                # there, or the end of `flat` for the first chunk): neighbours need no bounds check.
+                if flat[i + 1] == right:
                     if twice:
                         remaining -= 1
-                    if i > start:
-                        before = flat[i - 1] << SHIFT
+                    before = flat[i - 1]
+                    if before >= 0:
+                        before <<= SHIFT
                         pair_counts[before | left] -= times
                         before |= new_id
                         pair_counts[before] += times
@@ -99,9 +101,8 @@ class FlatWords:
                     flat[i + 1 : end] = flat[i + 2 : end + 1]  # closes up, the -1 after the chunk too
                     removed += times
                     end -= 1
-                    last -= 1
-                    if i < last:
-                        after = flat[i + 1]
+                    after = flat[i + 1]
+                    if after >= 0:
                         pair_counts[right_high | after] -= times
                         after |= new_high
                         pair_counts[after] += times

@@ -262,14 +262,22 @@ class HfQueue:
         in place, without popping, and those whose count is current are the tie.
         """
         heap, pair_counts = self.heap, self.pair_counts
-        neg_count = -count
+        # No entry's stored count is above the winner's, so those that equal it are the ints below
+        # `high`: compared as they are, without shifting each one (a new int per shift).
+        high = -count + 1 << COUNT_AT
         # Stale entries on top are refreshed now, as the next `pop` would do anyway.
-        while heap and heap[0] >> COUNT_AT == neg_count and pair_counts[heap[0] & PAIR_MASK] != count:
-            heapq.heapreplace(heap, self._refresh(heap[0], pair_counts[heap[0] & PAIR_MASK]))
-        if not heap or heap[0] >> COUNT_AT != neg_count:
+        while heap:
+            top = heap[0]
+            if top >= high:
+                return None
+            current = pair_counts[top & PAIR_MASK]
+            if current == count:
+                break
+            heapq.heapreplace(heap, self._refresh(top, current))
+        else:
             return None
         size, limit = len(heap), self.tie_limit
-        packed, chunks = [pair], [held]
+        packed, entries = [pair], [0]  # the winner's chunks are `held` (it left the heap; entries are < 0)
         todo, complete = [0], True
         append = todo.append
         for position in todo:  # grows while it is read: a walk down the heap's top
@@ -280,13 +288,13 @@ class HfQueue:
                     complete = False
                     break
                 packed.append(other)
-                chunks.append(self._peek(entry))
+                entries.append(entry)
             child = position + position + 1
             if child < size:
-                if heap[child] >> COUNT_AT == neg_count:
+                if heap[child] < high:
                     append(child)
                 child += 1
-                if child < size and heap[child] >> COUNT_AT == neg_count:
+                if child < size and heap[child] < high:
                     append(child)
                 if len(todo) > VISIT_LIMIT and len(packed) > 1:  # enough to show, and a tie for sure
                     complete = False
@@ -294,9 +302,11 @@ class HfQueue:
         if len(packed) == 1:
             return None
         if len(set(packed)) < len(packed):  # a pair queued twice (Hugging Face reuses ids for equal bytes)
-            first = {p: c for p, c in zip(packed, chunks)}
-            packed, chunks = list(first), list(first.values())
-        return self._tie(packed, chunks, complete)
+            first = dict(zip(packed, entries))  # in the order first listed, with the last entry's chunks
+            packed, entries = list(first), list(first.values())
+        if not self.explain:
+            return Tie.of(packed, 0, -1, complete)
+        return self._tie(packed, [self._peek(entry) if entry else held for entry in entries], complete)
 
     def _tie(self, packed: list[int], chunks: list[Held], complete: bool) -> Tie:
         minbpe = self._minbpe_index(packed, chunks) if self.explain else -1
