@@ -10,6 +10,8 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings
 from PySide6.QtWidgets import QApplication, QMainWindow
 
+from explorer.core.sources.load import load_tokenizer
+from explorer.core.sources.tokenizer import Tokenizer
 from explorer.ui.session import Session
 from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, use_palette
@@ -61,3 +63,9 @@ def session(tmp_path: Path, qapp: object) -> Iterator[Session]:
     yield session
     session.shutdown()
     session.deleteLater()  # (deleted once closed_widgets_deleted tears down, after the panes)
+
+
+@pytest.fixture(scope="session")
+def o200k() -> Tokenizer:
+    """GPT-4o's tokenizer, loaded once for every UI test that shows it."""
+    return load_tokenizer("o200k_base")

@@ -15,7 +15,6 @@ from PySide6.QtGui import QColor, QFontMetrics, QTextDocument
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
-from explorer.core.sources.load import load_tokenizer
 from explorer.ui.bytes import create_pane as create_bytes_pane
 from explorer.ui.bytes.model import COL_TOKENS
 from explorer.ui.bytes.strip import MARGIN
@@ -51,11 +50,6 @@ def test_the_chunks_legend_wraps_between_entries_never_inside_one(qtbot: QtBot) 
         assert len(lines) > 1 or width > 1000
         for label in (*labels, "boundary other patterns lack", "not matched"):
             assert any(label in line for line in lines), f"at {width} px {label!r} is broken over lines: {lines}"
-
-
-@pytest.fixture(scope="module")
-def o200k():  # type: ignore[no-untyped-def]
-    return load_tokenizer("o200k_base")
 
 
 def test_the_bytes_strip_scrolls_by_whole_bands(qtbot: QtBot, session: Session, o200k) -> None:  # type: ignore[no-untyped-def]

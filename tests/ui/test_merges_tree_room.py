@@ -10,16 +10,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from explorer.core.sources.load import load_tokenizer
 from explorer.ui.main_window import MainWindow
 from tests.ui.windows import configuration_id, session_window, settle
 
 CONFIGURATIONS = [(1280, 800, "light", True), (1280, 800, "dark", False), (1920, 1080, "light", True)]
-
-
-@pytest.fixture(scope="module")
-def o200k():  # type: ignore[no-untyped-def]
-    return load_tokenizer("o200k_base")
 
 
 @pytest.fixture(params=CONFIGURATIONS, ids=configuration_id)

@@ -45,11 +45,6 @@ def drawn(run: QGlyphRun) -> list[tuple[str, int]]:
 
 
 @pytest.fixture(scope="module")
-def o200k() -> Tokenizer:
-    return load_tokenizer("o200k_base")
-
-
-@pytest.fixture(scope="module")
 def r50k() -> Tokenizer:
     return load_tokenizer("r50k_base")
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from pytestqt.qtbot import QtBot
 
-from explorer.core.sources.load import load_tokenizer
 from explorer.ui.session import Session
 from explorer.ui.tokens import create_pane
 from explorer.ui.tokens.pane import TokensPane
@@ -16,11 +15,6 @@ THAI = "สวัสดีครับ ยินดีต้อนรับส�
 # Widths at which Qt's own layout put a line break inside a token of THAI under o200k_base
 # (`·ผู้`, `ประเทศไทย`, `·ที่`, `·น้ำ`, ...): found by laying it out at every 40 px.
 WIDTHS = (1200, 1240, 1320, 1440, 1560)
-
-
-@pytest.fixture(scope="module")
-def o200k():  # type: ignore[no-untyped-def]
-    return load_tokenizer("o200k_base")
 
 
 @pytest.fixture
