@@ -42,6 +42,24 @@ def text_height(editor: QPlainTextEdit, most: float, width: float | None = None,
     return height
 
 
+def editor_chrome(editor: QPlainTextEdit) -> int:
+    """Pixels of an editor's frame and margins around its text."""
+    return 2 * editor.frameWidth() + 2 * int(editor.document().documentMargin()) + 2
+
+
+def editor_height(editor: QPlainTextEdit, total: int, share: float, least_lines: int) -> int:
+    """Pixels an editor of the user's text needs for its text and a line more to type into,
+    between `least_lines` lines and `share` of `total` (then it scrolls); a text of up to
+    `least_lines` lines is kept whole whatever the share. The Tokens pane's prompt and the
+    Chunks pane's text: a one-line text in a four-line box left the boxes below less room."""
+    line = editor.fontMetrics().lineSpacing()
+    chrome = editor_chrome(editor)
+    least = least_lines * line
+    text = text_height(editor, max(total, least))
+    cap = max(int(total * share), min(text, 2 * least) + chrome)
+    return int(min(cap, max(least, text + line) + chrome))
+
+
 def example_bar(examples: Sequence[tuple[str, str, str]],
                 on_pick: Callable[[str], None]) -> tuple[FlowLayout, list[QToolButton]]:
     """A row "Examples: [label] [label] ..." whose buttons hand their text to `on_pick`.

@@ -1,4 +1,5 @@
-"""The Chunks pane in presentation mode (issue 12): the editor kept two lines at 1280x800 and
+"""The Chunks pane in presentation mode (issue 12): the editor kept two lines at 1280x800 (then
+a fixed four, mostly blank), and
 the columns' pickers cut "GPT-4o / o200k_base" mid-glyph. And every combo box of the app elides
 its current text with the whole text in its tooltip, never cutting a glyph."""
 
@@ -14,12 +15,15 @@ from PySide6.QtWidgets import QApplication, QComboBox, QToolTip
 from pytestqt.qtbot import QtBot
 
 from explorer.ui.main_window import MainWindow
+from explorer.ui.chunks.pane import EDITOR_SHARE
+from explorer.ui.pane import editor_chrome, text_height
 from explorer.ui.theme import apply_theme
 from tests.ui.windows import configuration_id, session_window, settle
 
 CONFIGURATIONS = [(1280, 800, "light", True), (1280, 800, "dark", True), (1920, 1080, "dark", True),
                   (1280, 800, "light", False)]
-TEXTS = {"English": "HOW'S it going? how's it going?\nOrder 1234567 costs 3.14\n",
+TEXTS = {"one line": "HOW'S it going? how's it going?",
+         "English": "HOW'S it going? how's it going?\nOrder 1234567 costs 3.14\n",
          "scripts": "नमस्ते दुनिया। مرحبا بالعالم. こんにちは世界。 สวัสดีครับ 👋🏽 🇺🇦\n" * 3}
 
 
@@ -79,7 +83,13 @@ def test_the_chunks_editor_and_pickers_have_room(qapp: QApplication, window: Mai
     settle(qapp, window)
     editor = pane.editor  # type: ignore[attr-defined]
     line = QFontMetrics(editor.font()).lineSpacing()
-    assert editor.viewport().height() >= 4 * line, f"the editor shows {editor.viewport().height() / line:.1f} lines"
+    # As tall as its text and a line more to type into, no more (a fixed four lines held one line
+    # of text over ~100 px of blank in presentation mode while the columns scrolled)
+    text_lines = text_height(editor, 10_000)
+    shown = editor.viewport().height()
+    wanted = min(text_lines + line, EDITOR_SHARE * pane.height() - editor_chrome(editor))  # (then it scrolls)
+    assert shown >= wanted - 2, f"the editor shows {shown} px of its {text_lines} px text and a line"
+    assert shown <= text_lines + 2 * line, f"the editor is {shown} px for {text_lines} px of text"
     for column in pane.columns:  # type: ignore[attr-defined]
         assert_whole_or_elided(column.combo)
         assert column.count.visibleRegion().boundingRect() == column.count.rect(), "the chunk count is cut"

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QApplicatio
 
 from explorer.core.sources.load import load_tokenizer
 from explorer.ui.main_window import MainWindow
+from explorer.ui.merges.pane import TABLE_LEAST_ROWS
 from explorer.ui.merges.model import COLUMNS
 from explorer.ui.session import Session
 from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE
@@ -161,7 +162,7 @@ def assert_ids_fit(table: QWidget, scrolled: int) -> None:
         assert pinned.rowViewportPosition(row) == table.rowViewportPosition(row), \
             f"id {text} is shown beside another row's token"  # type: ignore[attr-defined]
         shown += 1
-    assert shown > 5
+    assert shown >= TABLE_LEAST_ROWS  # (at 1280x800 in presentation mode the encode trace under it takes the rest)
 
 
 def assert_no_sliver_beside_the_ids(table: QWidget) -> None:

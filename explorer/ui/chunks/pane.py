@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (QCheckBox, QFrame, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
                                QSplitter, QVBoxLayout, QWidget)
 
@@ -21,14 +21,15 @@ from explorer.ui.chunks.column import PatternColumn
 from explorer.ui.chunks.view import accent
 from explorer.ui.chunks.examples import DEFAULT_TEXT, EXAMPLES
 from explorer.ui.flow import FlowLayout
-from explorer.ui.pane import Pane, WrappingLabel, example_bar
+from explorer.ui.pane import Pane, WrappingLabel, editor_height, example_bar
 from explorer.ui.session import Session
 
 DEFAULT_PATTERNS = ("gpt2", "cl100k", "o200k")
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
 MAX_CHARS = 10_000  # more boxes than this is not something a person reads (and keeps layout < 50 ms)
 DEBOUNCE_MS = 120
-EDITOR_LINES = 4
+EDITOR_LINES = 2  # lines the text box keeps however short its text (its line and one to type into)
+EDITOR_SHARE = 0.25  # of the pane's height the text box grows to with its text, then it scrolls
 
 
 class ChunksPane(Pane):
@@ -65,6 +66,7 @@ class ChunksPane(Pane):
         self.editor.setPlaceholderText("Type or paste text to see how each pattern cuts it into chunks")
         self.editor.setTabChangesFocus(False)
         self.editor.textChanged.connect(self._debounce.start)
+        self.editor.textChanged.connect(self._fit_editor)
 
         examples, self.example_buttons = example_bar(EXAMPLES, self.set_text)
 
@@ -116,6 +118,9 @@ class ChunksPane(Pane):
         vertical.setStretchFactor(0, 0)
         vertical.setStretchFactor(1, 1)
         vertical.setSizes([150, 600])
+        self.vertical = vertical
+        self._user_sized = False  # (a drag of the handle under the text is kept)
+        vertical.splitterMoved.connect(self._on_vertical_splitter_moved)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(vertical)
@@ -273,14 +278,29 @@ class ChunksPane(Pane):
 
     def _apply_font(self, font: QFont) -> None:
         self.editor.setFont(font)
-        # Four lines of the text at any zoom: the splitter gave the editor what was left after the
-        # example and option rows, two lines at 1280x800 in presentation mode.
-        document = self.editor.document()
-        margins = self.editor.contentsMargins()
-        lines = QFontMetrics(font).lineSpacing() * EDITOR_LINES * 1.15  # (a Devanagari line is taller)
-        self.editor.setMinimumHeight(int(lines + 2 * document.documentMargin() + margins.top() + margins.bottom()) + 2)
+        self._fit_editor()
         for column in self.columns:
             column.set_text_font(font)
+
+    def _fit_editor(self) -> None:
+        """The text box as tall as its text and a line more (EDITOR_LINES at least, EDITOR_SHARE
+        of the pane at most), the columns the rest: a fixed four lines (~150 px in presentation
+        mode at 1280x800) held one line of text over a lot of blank while the columns scrolled."""
+        height = editor_height(self.editor, self.height(), EDITOR_SHARE, EDITOR_LINES)
+        self.editor.setMinimumHeight(height)
+        sizes = self.vertical.sizes()
+        if self._user_sized or len(sizes) != 2 or sum(sizes) <= 0:
+            return
+        top = self.vertical.widget(0).minimumSizeHint().height()
+        if top != sizes[0]:
+            self.vertical.setSizes([top, sum(sizes) - top])
+
+    def _on_vertical_splitter_moved(self, _position: int, _index: int) -> None:
+        self._user_sized = True
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._fit_editor()
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         for column in self.columns:

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer.ui.pane import text_height
+from explorer.ui.pane import editor_chrome, editor_height
 from explorer.ui.tokens.lane import MIN_LINES
 
 if TYPE_CHECKING:
-    from explorer.ui.tokens.editor import PromptEditor
     from explorer.ui.tokens.lane import Lane
     from explorer.ui.tokens.pane import TokensPane
 
@@ -26,11 +25,6 @@ EDITOR_SHARE = 0.25  # of the pane's height the editor grows to with its text, t
 EDITOR_CROWDED = 0.15  # the same when the tokens do not all fit either: they are what the reader came for
 LANES_SHARE = 0.6  # of the room below the editor the lanes keep when they scroll anyway
 DETAILS_SHARE = 0.45  # of the width the details keep beside findings that want more
-
-
-def editor_chrome(editor: PromptEditor) -> int:
-    """Pixels of the editor's frame and margins around its text."""
-    return 2 * editor.frameWidth() + 2 * int(editor.document().documentMargin()) + 2
 
 
 def editor_least(pane: TokensPane) -> int:
@@ -71,18 +65,6 @@ def to_whole_lines(lane: Lane, height: int) -> int:
     return -spare if 2 * spare < line else line - spare
 
 
-def editor_height(pane: TokensPane, total: int, share: float = EDITOR_SHARE) -> int:
-    """Pixels the editor needs for its text and a line more, between EDITOR_LINES and `share` of
-    `total`; a text of up to EDITOR_LINES lines is kept whole whatever the share."""
-    editor = pane.editor
-    line = editor.fontMetrics().lineSpacing()
-    chrome = editor_chrome(editor)
-    least = EDITOR_LINES * line
-    text = text_height(editor, max(total, least))
-    cap = max(int(total * share), min(text, 2 * least) + chrome)
-    return int(min(cap, max(least, text + line) + chrome))
-
-
 def share_bottom(pane: TokensPane) -> None:
     """The findings as wide as their columns (none: their title), the details the rest; the details
     never narrower than one column of theirs needs, up to DETAILS_SHARE of the width."""
@@ -117,9 +99,9 @@ def fit_to_content(pane: TokensPane) -> None:
     needed = int(details.document().size().height()) + 2 * details.frameWidth() + 4
     findings = pane.findings_panel
     bottom = max(MIN_BOTTOM, findings.wanted_height(max(rows, 3) if not findings.table.isHidden() else 0), needed)
-    top_editor = editor_height(pane, sum(sizes))
+    top_editor = editor_height(pane.editor, sum(sizes), EDITOR_SHARE, EDITOR_LINES)
     if top_editor + lanes + bottom > sum(sizes):  # the tokens scroll: the editor gives up some of its share
-        top_editor = editor_height(pane, sum(sizes), EDITOR_CROWDED)
+        top_editor = editor_height(pane.editor, sum(sizes), EDITOR_CROWDED, EDITOR_LINES)
     comparing = len(pane.lanes) > 1
     least_bottom = MIN_BOTTOM
     if comparing and top_editor + least + MIN_BOTTOM > sum(sizes):
