@@ -157,6 +157,10 @@ class MainWindow(QMainWindow):
         self.session.pane_requested.connect(self.show_pane)
         self.session.error_posted.connect(self._on_session_error_posted)
         self.session.status_posted.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        # The status bar from the start: made by the first message (a trained tokenizer's, with no
+        # tokenizer loaded before), it took 22 px from the shown pane, whose plots laid out and
+        # painted again in that turn (~20 ms of the 40-57 ms the end of a run took, issue 16).
+        self.statusBar()
         # An explicit minimum: without one, Qt raises the window's minimum to its panes' minimum,
         # so a widget that asks for more width (a long pasted text) would widen the window for good.
         self.setMinimumSize(*MINIMUM_SIZE)
