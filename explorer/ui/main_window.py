@@ -6,7 +6,7 @@ import importlib
 
 from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar,
                                QVBoxLayout, QWidget)
@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, Q
 from explorer.core.errors import ExplorerError
 from explorer.core.formats import own
 from explorer.ui.menus import MenuBar, about_text  # noqa: F401 (about_text: tests and callers import it here)
-from explorer.ui.pane import Pane, PlaceholderPane
+from explorer.ui.pane import PAINT_BANDS, Pane, PlaceholderPane, paint_band
 from explorer.ui.picker import TokenizerPicker
 from explorer.ui.session import Session
 from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme, is_dark
@@ -66,9 +66,6 @@ STEP_PAUSE_MS = 15
 # (the merge forest, the findings, a vocabulary read) takes the interpreter lock between the GUI
 # thread's calls into Python and doubled how long a build step froze the window.
 QUIET_POLL_MS, QUIET_WAIT_MS = 40, 1500
-# A hidden pane's first paint is done in this many horizontal bands, one step each: painting a
-# whole pane the first time (text shaping, delegates' caches) froze the window 40-160 ms.
-PAINT_BANDS = 4
 
 
 def prepare_pane(name: str) -> None:
@@ -257,8 +254,7 @@ class MainWindow(QMainWindow):
         for band in range(PAINT_BANDS):
             if slot.isVisible():
                 return
-            top, bottom = slot.height() * band // PAINT_BANDS, slot.height() * (band + 1) // PAINT_BANDS
-            slot.grab(QRect(0, top, slot.width(), bottom - top))
+            paint_band(slot, band)
             yield f"{name}: painted band {band + 1}"
 
     def _on_tabs_current_changed(self, index: int) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QResizeEvent, QShowEvent, QTextDocument, QTextOption
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
@@ -16,6 +16,16 @@ from explorer.ui.timers import call_later
 from explorer.ui.zoom import add_keeping_fonts, fit_rows
 
 LATER_MS = 50  # between the parts a pane built at once defers `later` (each in a turn of its own)
+# A hidden widget's first paint is done in this many horizontal bands, one turn each: painting a
+# whole pane the first time (text shaping, delegates' caches, plots' axes) froze the window 40-160 ms.
+PAINT_BANDS = 4
+
+
+def paint_band(widget: QWidget, band: int) -> None:
+    """Paint band `band` (of PAINT_BANDS, from the top) of hidden `widget` off-screen, so that its
+    first paint on screen finds its caches filled and its items laid out."""
+    top, bottom = widget.height() * band // PAINT_BANDS, widget.height() * (band + 1) // PAINT_BANDS
+    widget.grab(QRect(0, top, widget.width(), bottom - top))
 
 
 def text_height(editor: QPlainTextEdit, most: float, width: float | None = None, characters: int | None = None) -> float:

@@ -80,3 +80,43 @@ def test_a_hidden_pane_switched_to_has_the_new_tokenizer_at_once(qtbot: QtBot, s
     qtbot.waitUntil(lambda: training.tokenizer is not None, timeout=TIMEOUT)
     assert seen == [([], ["chunks"])]
     qtbot.waitUntil(lambda: taken_up(window, training.tokenizer, before) == list(TAKERS), timeout=TIMEOUT)
+
+
+def test_the_status_does_not_grow_when_the_result_is_shown(qtbot: QtBot, session: Session) -> None:
+    """The status names the tokenizer once it is built: a line more, which laid the plots out and
+    painted them again in that turn. Its room is kept from the end of the run on."""
+    window = open_built(qtbot, session)
+    training = dict.__getitem__(window.panes, "training")
+    training.form.name_edit.setText("a-tokenizer-with-a-name-long-enough-to-take-a-line-of-its-own-" * 2)
+    heights: list[int] = []  # the status's height as the tokenizer is published, before the result is shown
+    session.tokenizer_changed.connect(lambda _: heights.append(training.status.height()))
+    train_to_the_end(qtbot, window)
+    qtbot.waitUntil(lambda: training.tokenizer is not None and training.result_box.tokenizer is not None,
+                    timeout=TIMEOUT)
+    qtbot.wait(50)  # (laid out again)
+    assert training.tokenizer.name in training.status.text()
+    assert heights and training.status.height() <= heights[0]
+
+
+def test_a_hugging_face_runs_plots_are_painted_before_they_are_shown(qtbot: QtBot, session: Session) -> None:
+    """Their axes laid out and drawn off-screen, a band a turn: drawn in the turn the plots
+    appeared, they took two turns of 40-45 ms of GUI thread at the end of a 10 MB run."""
+    window = open_built(qtbot, session)
+    training = dict.__getitem__(window.panes, "training")
+    training.form.engine_combo.setCurrentIndex(training.form.engine_combo.findData("hf"))
+    panel = training.plots_panel
+    own = panel.show_plots
+    drawn: list[bool] = []  # whether every axis had drawn its ticks as the plots were shown
+
+    def show_plots(shown: bool) -> None:
+        if shown:
+            plots = panel.plots
+            axes = [plot.getAxis(side) for plot in (plots.compression, plots.counts, plots.sweep)
+                    for side in ("left", "bottom")]
+            drawn.append(all(axis.picture is not None for axis in axes))
+        own(shown)
+
+    panel.show_plots = show_plots
+    train_to_the_end(qtbot, window)
+    qtbot.waitUntil(lambda: training.tokenizer is not None, timeout=TIMEOUT)
+    assert drawn == [True] and panel.showing_plots
