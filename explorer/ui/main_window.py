@@ -6,7 +6,7 @@ import importlib
 
 from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar,
                                QVBoxLayout, QWidget)
@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, Q
 from explorer.core.errors import ExplorerError
 from explorer.core.formats import own
 from explorer.ui.menus import MenuBar, about_text  # noqa: F401 (about_text: tests and callers import it here)
-from explorer.ui.pane import Pane, PlaceholderPane
+from explorer.ui.pane import PAINT_BANDS, Pane, PlaceholderPane, paint_band
 from explorer.ui.picker import TokenizerPicker
 from explorer.ui.session import Session
 from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme, is_dark
@@ -66,9 +66,6 @@ STEP_PAUSE_MS = 15
 # (the merge forest, the findings, a vocabulary read) takes the interpreter lock between the GUI
 # thread's calls into Python and doubled how long a build step froze the window.
 QUIET_POLL_MS, QUIET_WAIT_MS = 40, 1500
-# A hidden pane's first paint is done in this many horizontal bands, one step each: painting a
-# whole pane the first time (text shaping, delegates' caches) froze the window 40-160 ms.
-PAINT_BANDS = 4
 
 
 def prepare_pane(name: str) -> None:
@@ -117,7 +114,8 @@ class MainWindow(QMainWindow):
     the pane's modules, then the GUI thread builds it in steps, one event-loop turn each (its
     skeleton, each part it deferred, its layout, its first paint off-screen in bands: see
     `_steps_of`), so no turn blocks the window for long and a first switch to the pane costs no
-    more than any other. A pane asked for earlier is built (or finished) at once."""
+    more than any other. A pane asked for earlier is built (or finished) at once. The same steps
+    later hand a new tokenizer to the hidden panes, one pane per turn (see Pane.take_up_tokenizer)."""
 
     def __init__(self, session: Session | None = None, first_pane: str | None = None) -> None:
         super().__init__()
@@ -131,6 +129,7 @@ class MainWindow(QMainWindow):
         self._slots: dict[str, QWidget] = {}
         self._closing = False
         self._building: Iterator[str] | None = None  # the steps left of the pane built in the background
+        self._builder_idle = False  # every pane built and caught up: the next tokenizer restarts the steps
         self.last_step = ""  # what the last background step did (benchmarks label stalls with it)
         for name, title, _ in PANES:
             slot = QWidget(self.tabs)
@@ -151,9 +150,14 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         # Merges must exist before a token is sent to it (the request arrives before the tab switch).
         self.session.token_requested.connect(self._on_session_token_requested)
+        self.session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
         self.session.pane_requested.connect(self.show_pane)
         self.session.error_posted.connect(self._on_session_error_posted)
         self.session.status_posted.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        # The status bar from the start: made by the first message (a trained tokenizer's, with no
+        # tokenizer loaded before), it took 22 px from the shown pane, whose plots laid out and
+        # painted again in that turn (~20 ms of the 40-57 ms the end of a run took, issue 16).
+        self.statusBar()
         # An explicit minimum: without one, Qt raises the window's minimum to its panes' minimum,
         # so a widget that asks for more width (a long pasted text) would widen the window for good.
         self.setMinimumSize(*MINIMUM_SIZE)
@@ -182,13 +186,27 @@ class MainWindow(QMainWindow):
     def _prepare_next_pane(self) -> None:
         self._building = None
         missing = [name for name in PANE_NAMES if name not in self.panes]
-        if not missing or self._closing:
+        if self._closing:
+            return
+        if not missing:
+            behind = [name for name in PANE_NAMES if dict.__getitem__(self.panes, name).has_deferred_parts]
+            self._builder_idle = not behind
+            if behind:  # a pane's take-up of a new tokenizer (or another part it deferred)
+                self._building = self._steps_of(behind[0], first_paint=False)
+                self._when_quiet(self._build_step)
             return
         job = self.session.workers.start_call(f"preparing the {missing[0]} pane",
                                               lambda name=missing[0]: prepare_pane(name))
         self._building = self._steps_of(missing[0])
         job.connect("finished", self._on_prepare_job_ended)
         job.connect("failed", self._on_prepare_job_ended)  # built anyway: the pane then says what failed
+
+    def _on_session_tokenizer_changed(self, _tokenizer: object) -> None:
+        """The hidden panes deferred taking it up (Pane.take_up_tokenizer): the background steps
+        hand it to them from the next turn on, if they had stopped."""
+        if self._builder_idle:
+            self._builder_idle = False
+            call_later(self, self._prepare_next_pane, STEP_PAUSE_MS)
 
     def _on_prepare_job_ended(self, _job: object, _value: object = None) -> None:
         call_later(self, lambda: self._when_quiet(self._build_step))
@@ -212,12 +230,13 @@ class MainWindow(QMainWindow):
         else:
             call_later(self, self._prepare_next_pane, STEP_PAUSE_MS)
 
-    def _steps_of(self, name: str) -> Iterator[str]:
+    def _steps_of(self, name: str, first_paint: bool = True) -> Iterator[str]:
         """Build pane `name` hidden, one step per `next`: its skeleton, then each part it deferred,
         then its polish and layout at the size it will be shown at, then its first paint in
         PAINT_BANDS bands (else all of that happens in the turn the user switches to it, ~100-200
         ms: the first paint shapes its texts and fills its delegates' caches). A pane shown or used
-        in the meantime is finished at once (`_Panes`), and a shown pane is not painted here."""
+        in the meantime is finished at once (`_Panes`), and a shown pane is not painted here; nor
+        one only catching up (`first_paint` False: its first paint is behind it)."""
         if name not in self.panes:
             with Pane.built_in_steps():
                 self._build_pane(name)
@@ -226,7 +245,7 @@ class MainWindow(QMainWindow):
         while pane.build_next_part():
             yield f"{name}: a deferred part"
         slot = self._slots[name]
-        if slot.isVisible():
+        if slot.isVisible() or not first_paint:
             return
         slot.resize(self.tabs.currentWidget().size())
         slot.ensurePolished()
@@ -235,8 +254,7 @@ class MainWindow(QMainWindow):
         for band in range(PAINT_BANDS):
             if slot.isVisible():
                 return
-            top, bottom = slot.height() * band // PAINT_BANDS, slot.height() * (band + 1) // PAINT_BANDS
-            slot.grab(QRect(0, top, slot.width(), bottom - top))
+            paint_band(slot, band)
             yield f"{name}: painted band {band + 1}"
 
     def _on_tabs_current_changed(self, index: int) -> None:

@@ -5,16 +5,27 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QResizeEvent, QTextDocument, QTextOption
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtGui import QResizeEvent, QShowEvent, QTextDocument, QTextOption
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
+from explorer.core.sources.tokenizer import Tokenizer
 from explorer.ui.flow import FlowLayout
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later
 from explorer.ui.zoom import add_keeping_fonts, fit_rows
 
 LATER_MS = 50  # between the parts a pane built at once defers `later` (each in a turn of its own)
+# A hidden widget's first paint is done in this many horizontal bands, one turn each: painting a
+# whole pane the first time (text shaping, delegates' caches, plots' axes) froze the window 40-160 ms.
+PAINT_BANDS = 4
+
+
+def paint_band(widget: QWidget, band: int) -> None:
+    """Paint band `band` (of PAINT_BANDS, from the top) of hidden `widget` off-screen, so that its
+    first paint on screen finds its caches filled and its items laid out."""
+    top, bottom = widget.height() * band // PAINT_BANDS, widget.height() * (band + 1) // PAINT_BANDS
+    widget.grab(QRect(0, top, widget.width(), bottom - top))
 
 
 def text_height(editor: QPlainTextEdit, most: float, width: float | None = None, characters: int | None = None) -> float:
@@ -130,7 +141,11 @@ class Pane(QWidget):
     in the background, each such part gets an event-loop turn of its own, so no turn freezes the
     window for the whole pane; built any other way (on demand, in a test) the part is built at
     once, in the constructor, as if it were not deferred (or, deferred `later`, on a timer just
-    after). A pane the main window hands out is whole (`finish_building`)."""
+    after). A pane the main window hands out is whole (`finish_building`).
+
+    A new current tokenizer reaches a pane through `take_up_tokenizer`: a pane hidden in a shown
+    window takes it up as one more deferred part, so the main window hands it to one pane per
+    turn (see MainWindow), and a pane shown or used first has it at once."""
 
     name = "pane"
     title = "Pane"
@@ -140,6 +155,7 @@ class Pane(QWidget):
         super().__init__(parent)
         self.session = session
         self._deferred: list[Callable[[], None]] = []
+        self._tokenizer_behind = False  # a take-up of the session's tokenizer waits among the deferred parts
         self._stack = QStackedWidget(self)
         self.empty = EmptyState(self.title, "")
         self._stack.addWidget(self.empty)
@@ -187,6 +203,32 @@ class Pane(QWidget):
         """Every deferred part built: before the pane is shown or used from outside."""
         while self.build_next_part():
             pass
+
+    @property
+    def has_deferred_parts(self) -> bool:
+        return bool(self._deferred)
+
+    def take_up_tokenizer(self, tokenizer: Tokenizer | None) -> None:
+        """The session's `tokenizer_changed`, for the pane's `_on_session_tokenizer_changed`: at once
+        if the pane is shown or its window is not, else in a deferred part of its own (every pane
+        taking a trained tokenizer up in the turn it was published froze the window 50-70 ms: the
+        prompt re-encoded, the bytes table refilled, the vocabulary reset). The part takes up
+        whichever tokenizer is current by then: two changes in a row cost one take-up."""
+        if self.isVisible() or not self.window().isVisible():
+            self._on_session_tokenizer_changed(tokenizer)  # type: ignore[attr-defined]
+        elif not self._tokenizer_behind:
+            self._tokenizer_behind = True
+            self._deferred.append(self._catch_up_tokenizer)
+
+    def _catch_up_tokenizer(self) -> None:
+        self._tokenizer_behind = False
+        self._on_session_tokenizer_changed(self.session.tokenizer)  # type: ignore[attr-defined]
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        if self._tokenizer_behind:  # (shown some other way than by the main window, which finishes it first)
+            self._deferred.remove(self._catch_up_tokenizer)
+            self._catch_up_tokenizer()
+        super().showEvent(event)
 
     def _on_session_text_sent(self, pane: str, text: str) -> None:
         if pane == self.name:

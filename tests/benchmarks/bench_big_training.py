@@ -166,7 +166,8 @@ def gui_job(corpus: str, vocab: int, pattern: str, cancel_at: float | None, tail
         "seconds": seconds, "max_stall_ms": max(gaps) * 1000, "max_busy_ms": max(busy) * 1000, "stalls_over_50ms": sum(g > 0.05 for g in gaps),
         "gui_growth_mb": (max(gui_rss) - gui_rss[0]) / 1024, "gui_end_growth_mb": (gui_rss[-1] - gui_rss[0]) / 1024,
         "child_peak_mb": child_peak[0] / 1024, "merges": len(pane.run.merges) if pane.run else 0, "samples": samples,
-        "long_gaps": long_gaps[:20], "phases": phases, "tail_s": tail, "tail_stall_ms": max(tail_gaps) * 1000,
+        "long_gaps": long_gaps[:20], "end_gaps": [g for g in long_gaps if g[3] not in ("starting", "counting")][:20],
+        "phases": phases, "tail_s": tail, "tail_stall_ms": max(tail_gaps) * 1000,
         "tail_stalls_over_50ms": sum(g > 0.05 for g in tail_gaps),
         "stall_until_shown_ms": max(gaps[:shown_at] or [0.0]) * 1000}
     if cancelled_at:
@@ -249,6 +250,7 @@ def main() -> None:
               f"{gui['tail_s']:.0f} s after it: {gui['tail_stall_ms']:.0f} ms ({gui['tail_stalls_over_50ms']} over 50 ms)")
         print(f"  phases first seen at (s): {gui['phases']}")
         print(f"  stalls over 50 ms (s, ms, GUI thread CPU ms, state, merges, result shown): {gui['long_gaps']}")
+        print(f"  of them from the first merge on (the end of the run): {gui['end_gaps']}")
         errors = eta_errors(gui["samples"], gui["seconds"])
         print("  ETA error (shown - real) / real left, and progress shown - real, at: " + "; ".join(
             f"{p}%: {'-' if e is None else f'{e:+.0%}'} / {'-' if f is None else f'{f:+.2f}'}" for p, e, f in errors))

@@ -57,7 +57,7 @@ class BytesPane(Pane):
         self._build_shortcuts()
         self._apply_font(session.font)
         self._on_session_theme_changed(session.dark)
-        session.tokenizer_changed.connect(lambda _: self.recompute())
+        session.tokenizer_changed.connect(self.take_up_tokenizer)
         session.special_mode_changed.connect(lambda _: self.recompute())
         session.font_changed.connect(self._apply_font)
         session.theme_changed.connect(self._on_session_theme_changed)
@@ -213,6 +213,9 @@ class BytesPane(Pane):
 
     def set_text(self, text: str) -> None:
         self.editor.setPlainText(text)
+        self.recompute()
+
+    def _on_session_tokenizer_changed(self, _tokenizer: object) -> None:
         self.recompute()
 
     def recompute(self) -> None:

@@ -154,7 +154,7 @@ class ChatPane(Pane):
         layout.addWidget(splitter, 1)
         self.set_content(content)
         self.editor.set_messages(DEFAULT)
-        session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
+        session.tokenizer_changed.connect(self.take_up_tokenizer)
         session.theme_changed.connect(self._on_session_theme_changed)
         session.font_changed.connect(self._on_session_font_changed)
         if session.tokenizer is not None:

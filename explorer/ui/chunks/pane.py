@@ -52,7 +52,7 @@ class ChunksPane(Pane):
         self._apply_font(session.font)
         self._on_session_theme_changed(session.dark)
         self._on_session_tokenizer_changed(session.tokenizer)
-        session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
+        session.tokenizer_changed.connect(self.take_up_tokenizer)
         session.special_mode_changed.connect(lambda _: self._start_tokens())
         session.font_changed.connect(self._apply_font)
         session.theme_changed.connect(self._on_session_theme_changed)

@@ -59,7 +59,7 @@ class MergesPane(Pane):
         self.loader.progress.connect(self._show_progress)
         self.loader.idle.connect(self.progress_box.hide)
         self.loader.failed.connect(lambda label, message: session.post_error(f"Merges: {label} failed", message))
-        session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
+        session.tokenizer_changed.connect(self.take_up_tokenizer)
         session.token_requested.connect(self._on_session_token_requested)
         session.corpus_changed.connect(self._on_session_corpus_changed)
         session.font_changed.connect(self._on_session_font_changed)

@@ -65,7 +65,7 @@ class TokensPane(CompareLanes, Pane):
         self._idle.setSingleShot(True)
         self._idle.setInterval(IDLE_MS)
         self._idle.timeout.connect(self._on_idle)
-        session.tokenizer_changed.connect(self._on_session_tokenizer_changed)
+        session.tokenizer_changed.connect(self.take_up_tokenizer)
         session.special_mode_changed.connect(self._on_session_special_mode_changed)
         session.font_changed.connect(self._on_session_font_changed)
         session.theme_changed.connect(self._on_session_theme_changed)

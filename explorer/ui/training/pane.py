@@ -8,8 +8,10 @@ child process (see run.py), so the window stays responsive on megabytes of text.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHeaderView,
     QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QTableView, QVBoxLayout,
@@ -25,7 +27,7 @@ from explorer.core.algorithms.train import Merge
 from explorer.core.algorithms.training_run import TrainingSettings, build_tokenizer
 from explorer.ui.combo import whole_text_width
 from explorer.ui.flow import FlowLayout
-from explorer.ui.pane import Pane, WrappingLabel
+from explorer.ui.pane import PAINT_BANDS, Pane, WrappingLabel
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later
 from explorer.ui.training.merges_table import FittedColumns
@@ -453,8 +455,19 @@ class TrainingPane(Pane):
         frame where the plots paint tens of thousands of points."""
         if run is self.run:
             self.plots.fit_x(len(run.merges))
-            self.plots.refresh()  # (hidden until the next turn: its curves and labels, then their paint)
-            call_later(self, lambda: self._show_final_plots(run), NEXT_FRAME_MS)
+            self.plots.refresh()  # (hidden until painted: its curves and labels, then their paint)
+            call_later(self, lambda: self._paint_final_plots(run, 0), NEXT_FRAME_MS)
+
+    def _paint_final_plots(self, run: TrainingRun, band: int) -> None:
+        """Their first paint off-screen, a band a turn, then shown. Twice over: an axis widens to
+        its labels in its first paint, and draws them again at its new width."""
+        if run is not self.run:
+            return
+        if band < 2 * PAINT_BANDS:
+            self.plots_panel.paint_hidden(band % PAINT_BANDS)
+            call_later(self, lambda: self._paint_final_plots(run, band + 1), NEXT_FRAME_MS)
+        else:
+            self._show_final_plots(run)
 
     def _show_final_plots(self, run: TrainingRun) -> None:
         if run is self.run:
@@ -478,8 +491,9 @@ class TrainingPane(Pane):
         job.failed.connect(lambda message: self.session.post_error("Could not build the tokenizer", message))
 
     def _on_tokenizer_built(self, run: TrainingRun, tokenizer: BPE) -> None:
-        """Published in three event-loop turns, each its own frame: the pickers list it, then every
-        pane takes it up, then this pane shows the result (in one turn: 70-90 ms of GUI thread)."""
+        """Published in three event-loop turns, each its own frame: the pickers list it, then the
+        shown pane takes it up (the hidden ones later, a pane a turn: Pane.take_up_tokenizer), then
+        this pane shows the result (in one turn: 70-90 ms of GUI thread)."""
         if run is not self.run:
             return
         # What the panes start for the new tokenizer (its vocabulary table, the chat, the forest) waits
@@ -541,9 +555,25 @@ class TrainingPane(Pane):
         running = self.run is not None and self.run.is_running
         if running and self.status.maximumHeight() != self._status_lines:
             self.status.setFixedHeight(self._status_lines)
-        elif not running and self.status.maximumHeight() != QWIDGETSIZE_MAX:
-            self.status.setMinimumHeight(0)  # WrappingLabel's own least height: its text's, wrapped
+        elif not running:
+            # (0: WrappingLabel's own least height, its text's, wrapped)
+            self.status.setMinimumHeight(self._status_height_once_built())
             self.status.setMaximumHeight(QWIDGETSIZE_MAX)
+
+    def _status_height_once_built(self) -> int:
+        """While an ended run's tokenizer is built: the height of the status once it names the
+        tokenizer, kept from now on. Growing by a line as the result was shown, it laid the plots
+        out again, and their repaint made that turn's 45-60 ms of GUI thread (10 MB, issue 16)."""
+        run = self.run
+        width = self.status.width()
+        if run is None or self.tokenizer is not None or not run.merges or run.state == FAILED or width <= 0:
+            return 0
+        document = QTextDocument()
+        document.setDefaultFont(self.status.font())
+        document.setDocumentMargin(0)
+        document.setHtml(status_html(run, self.model.vocab, run.name))
+        document.setTextWidth(width)
+        return math.ceil(document.size().height())
 
     def _update_status(self) -> None:
         self._flush_merges()  # the status names the newest merge's tokens: the table must know them

@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QResizeEve
 from PySide6.QtWidgets import QGraphicsItem, QScrollArea, QSizePolicy, QStackedWidget, QWidget
 
 from explorer.core.algorithms.train import BYTE_VOCAB
-from explorer.ui.pane import EmptyState
+from explorer.ui.pane import EmptyState, paint_band
 from explorer.ui.zoom import fit_bottom_axis, fit_title_row
 
 SWEEP_SIZES = (1024, 2048, 4096, 8192, 16384, 32768)
@@ -206,6 +206,16 @@ class PlotsPanel(QStackedWidget):
         self._point_size = point_size
         if self._plots is not None:
             self._plots.set_font_size(point_size)
+
+    def paint_hidden(self, band: int) -> None:
+        """Paint band `band` of the plots while the message is still shown (see paint_band): shown
+        after, they do not lay their axes out and draw them all in the turn they appear (two
+        turns of 40-45 ms of GUI thread at the end of a Hugging Face run, issue 16)."""
+        if self.showing_plots:
+            return
+        self.plots  # noqa: B018 (built, with its scroll area)
+        self._scroll.resize(self.size())
+        paint_band(self._scroll, band)
 
     def show_plots(self, shown: bool) -> None:
         self.plots  # noqa: B018 (built, with its scroll area)
