@@ -58,6 +58,11 @@ def editor_chrome(editor: QPlainTextEdit) -> int:
     return 2 * editor.frameWidth() + 2 * int(editor.document().documentMargin()) + 2
 
 
+def editor_least_height(editor: QPlainTextEdit) -> int:
+    """Pixels an editor of the user's text takes at its smallest: one line, and it scrolls."""
+    return editor.fontMetrics().lineSpacing() + editor_chrome(editor)
+
+
 def editor_height(editor: QPlainTextEdit, total: int, share: float, least_lines: int) -> int:
     """Pixels an editor of the user's text needs for its text and a line more to type into,
     between `least_lines` lines and `share` of `total` (then it scrolls); a text of up to

@@ -149,6 +149,7 @@ class MergesPane(Pane):
         self._user_sized_left = False  # (a drag of the handle between table and trace is kept)
         left.splitterMoved.connect(self._on_left_splitter_moved)
         left.installEventFilter(self)
+        trace_box.installEventFilter(self)  # (its text wraps anew after a step: the scroll area keeps that to itself)
 
         content = QWidget()
         layout = QVBoxLayout(content)
@@ -175,7 +176,8 @@ class MergesPane(Pane):
         self._update_history_buttons()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if watched is self.left and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
+        if watched in (self.left, self.trace_scroll.widget()) and event.type() in (QEvent.Type.Resize,
+                                                                                   QEvent.Type.LayoutRequest):
             self._fit_trace()
         return False
 
@@ -188,10 +190,13 @@ class MergesPane(Pane):
         content's minimum as the splitter's minimum squeezed its neighbour to 70 px.)"""
         view = self.table_view
 
+        chrome = view.height() - view.viewport().height()  # (its header, its scroll bar, its frame)
+        if view.viewport().height() <= 0:  # (not laid out yet)
+            chrome = view.horizontalHeader().sizeHint().height() + view.horizontalScrollBar().sizeHint().height() \
+                + 2 * view.frameWidth()
+
         def room(rows: int) -> int:  # for the trace, beside `rows` rows of the table
-            table = view.horizontalHeader().height() + rows * view.verticalHeader().defaultSectionSize() \
-                + view.horizontalScrollBar().sizeHint().height() + 2 * view.frameWidth()
-            return self.left.height() - self.left.handleWidth() - table
+            return self.left.height() - self.left.handleWidth() - chrome - rows * view.verticalHeader().defaultSectionSize()
 
         steps, content = self.trace_panel.steps, self.trace_scroll.widget()
         width = self.trace_scroll.viewport().width()  # (the status wraps: its height is the width's)
@@ -208,14 +213,18 @@ class MergesPane(Pane):
         call_later(self, self._whole_table_rows)  # (once the splitter has shared the new minimum out)
 
     def _whole_table_rows(self) -> None:
-        """The table as tall as a whole number of rows, the spare pixels to the trace: its last
-        row was cut in half by the handle, ids and all (an id cut off is a wrong id)."""
-        if self._user_sized_left:
-            return
+        """The table as tall as a whole number of rows, the nearest the trace's minimum allows (at
+        least TABLE_LEAST_ROWS): its last row was cut in half by the handle, ids and all (an id cut
+        off is a wrong id)."""
         view, sizes = self.table_view, self.left.sizes()
-        spare = view.viewport().height() % view.verticalHeader().defaultSectionSize()
-        if len(sizes) == 2 and spare and view.viewport().height() - spare > 0:
-            self.left.setSizes([sizes[0] - spare, sizes[1] + spare])
+        row, shown = view.verticalHeader().defaultSectionSize(), view.viewport().height()
+        if self._user_sized_left or len(sizes) != 2 or row <= 0 or shown <= 0 or shown % row == 0:
+            return
+        down, up = -(shown % row), row - shown % row  # pixels the table would change by
+        fits_up = sizes[1] - up >= self.trace_scroll.minimumHeight()
+        change = up if fits_up and (up < -down or shown + down < TABLE_LEAST_ROWS * row) else down
+        if shown + change >= min(shown, TABLE_LEAST_ROWS * row):
+            self.left.setSizes([sizes[0] + change, sizes[1] - change])
 
     def _on_left_splitter_moved(self, _position: int, _index: int) -> None:
         self._user_sized_left = True

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QMimeData
+from PySide6.QtCore import QMimeData, QSize
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit
 
 from explorer.core.algorithms.incremental import CUTS_END, TokenizedText
+from explorer.ui.pane import editor_least_height
 from explorer.ui.timers import call_later
 from explorer.ui.tokens.glyphs import is_missing, missing_message
 from explorer.ui.tokens.prompt import Prompt
@@ -33,6 +34,11 @@ class PromptEditor(QPlainTextEdit):
     def __init__(self, pane: TokensPane) -> None:
         super().__init__(pane)
         self.pane = pane
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        """One line of text (room.editor_least): Qt's own, the scroll bar's arrows, kept the box
+        70 px tall in presentation mode while three compared lanes needed the room."""
+        return QSize(super().minimumSizeHint().width(), editor_least_height(self))
         self.setPlaceholderText("Type or paste a prompt to see every token.")
         self.setTabChangesFocus(False)
         self._queue: list[str] = []

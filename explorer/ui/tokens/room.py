@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer.ui.pane import editor_chrome, editor_height
+from explorer.ui.pane import editor_height, editor_least_height
 from explorer.ui.tokens.lane import MIN_LINES
 
 if TYPE_CHECKING:
@@ -28,8 +28,10 @@ DETAILS_SHARE = 0.45  # of the width the details keep beside findings that want 
 
 
 def editor_least(pane: TokensPane) -> int:
-    """The editor at its smallest: EDITOR_LINES lines (compared lanes that do not fit ask it)."""
-    return EDITOR_LINES * pane.editor.fontMetrics().lineSpacing() + editor_chrome(pane.editor)
+    """The editor at its smallest, one line (it scrolls to the cursor's): asked only by compared
+    lanes that do not fit beside its EDITOR_LINES (at 1280x800 in presentation mode, three lanes and
+    the special-token notice were 6 px short, the lanes scrolling, beside a two-line box)."""
+    return editor_least_height(pane.editor)
 
 
 def details_least(pane: TokensPane) -> int:
@@ -107,12 +109,14 @@ def fit_to_content(pane: TokensPane) -> None:
     if comparing and top_editor + least + MIN_BOTTOM > sum(sizes):
         # Compared lanes that do not all fit: the details keep their least (two lines, they
         # scroll), each lane fewer lines of tokens, and when not even one line each fits beside
-        # the prompt, the editor gives way too (its least, two lines: it scrolls)
+        # the prompt, the editor gives way too (down to one line: it scrolls)
         least_bottom = min(MIN_BOTTOM, max(details_least(pane), pane.bottom.minimumSizeHint().height()))
         least = fit_lane_lines(pane, sum(sizes) - top_editor - least_bottom, handles + legend)
-        if top_editor + least + least_bottom > sum(sizes):
-            top_editor = min(top_editor, editor_least(pane))
-            least = fit_lane_lines(pane, sum(sizes) - top_editor - least_bottom, handles + legend)
+        if top_editor + least + least_bottom > sum(sizes):  # the editor gives what they lack, down to one line
+            least = fit_lane_lines(pane, sum(sizes) - editor_least(pane) - least_bottom, handles + legend)
+            least_editor, line = editor_least(pane), pane.editor.fontMetrics().lineSpacing()
+            spare = max(0, min(top_editor, sum(sizes) - least - least_bottom) - least_editor)
+            top_editor = least_editor + spare // line * line  # (whole lines: a line cut in half reads wrong)
     room = sum(sizes) - top_editor
     if lanes + bottom <= room:  # every token shows: the bottom what it needs, the tokens the rest
         top = room - bottom
