@@ -63,9 +63,7 @@ TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the
 PART_TEXT = "<E0 A4>"
 NEW_CHARS = 9  # the new token's least room, in characters
 SIDE_WIDTH = 380  # pixels: the settings column at normal size (wider when its fields need it)
-# Pixels the sentence and plots keep when the merges table widens to its columns (at 420 the table
-# scrolled sideways by 14 px at 1280x800 once its parts had room for two bytes in hex)
-PLOTS_WIDTH = 360
+PLOTS_WIDTH = 420  # pixels the sentence and plots keep when the merges table widens to its columns
 
 
 class TrainingPane(Pane):
@@ -616,7 +614,7 @@ class TrainingPane(Pane):
         for column, width in ((RANK, 7), (ID, 6), (COUNT, 8), (TIE, 5)):  # room for 100,000 / 200000 / 1,000,000
             self.table.horizontalHeader().resizeSection(column, digits * width + 12)
         letters = QFontMetrics(font).horizontalAdvance("0")
-        part = QFontMetrics(font).horizontalAdvance(PART_TEXT) + 8  # (a cell's margins: 4 px a side)
+        part = QFontMetrics(font).horizontalAdvance(PART_TEXT) + 12
         self.columns.set_minimum(max(letters * NEW_CHARS + 12, part), part)  # (narrower: it scrolls sideways)
         metrics_height = max(font.pointSize() * 2, 20)
         self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
