@@ -76,7 +76,7 @@ def test_every_chooser_shows_its_choice_whole(qapp: QApplication, window: MainWi
 
 
 HEX = re.compile(r"<[0-9A-F]{2}(?: [0-9A-F]{2})*>")
-WHOLE_HEX = "<E0 A4>"
+WHOLE_HEX = "<E0 A4 B8>"
 MIXED = ("The garden grows slowly in spring, and the neighbours' children water it every evening. "
          "नमस्ते दुनिया। مرحبا بالعالم. こんにちは世界。 สวัสดีครับ 🎂 ") * 30
 
@@ -84,8 +84,8 @@ MIXED = ("The garden grows slowly in spring, and the neighbours' children water 
 @pytest.mark.parametrize("window", [(1280, 800, "light", True), (1920, 1080, "light", False)], indirect=True,
                          ids=configuration_id)
 def test_the_merges_table_shows_the_parts_hex_whole(qapp: QApplication, qtbot: object, window: MainWindow) -> None:
-    """A merge's left and right parts shown as two bytes in hex ("<E0 A4>", the piece of a split
-    character) are never cut to "<E0 …" (a longer part may elide: its tooltip says it whole)."""
+    """A merge's left and right parts shown as hex bytes, up to three ("<E0 A4 B8>", a character's
+    worth), are never cut to "<E0 …" (a longer part may elide: its tooltip says it whole)."""
     from PySide6.QtGui import QFont, QFontMetrics
 
     from explorer.core.corpora.corpus_sources import Corpus, Source

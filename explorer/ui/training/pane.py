@@ -56,11 +56,10 @@ TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the
                   "goes to the pair counted first, so the merges are the tutorials' own.")
 
 
-# Room for a merge's left and right parts: two bytes in hex, the piece of a split character (at
-# five characters "<E0 A4>" was cut to "<E0 …" at 1280 px in presentation mode; three bytes made
-# the table scroll sideways at 1280 px in normal mode); the new token (both together) takes the
-# rest. A longer part elides, whole in its tooltip.
-PART_TEXT = "<E0 A4>"
+# Room for a merge's left and right parts: three bytes in hex, a character's worth (at five
+# characters "<E0 A4>" was cut to "<E0 …" at 1280 px in presentation mode); the new token (both
+# together) takes the rest. A longer part elides, whole in its tooltip.
+PART_TEXT = "<E0 A4 B8>"
 NEW_CHARS = 9  # the new token's least room, in characters
 SIDE_WIDTH = 380  # pixels: the settings column at normal size (wider when its fields need it)
 PLOTS_WIDTH = 420  # pixels the sentence and plots keep when the merges table widens to its columns
