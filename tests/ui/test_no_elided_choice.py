@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QLineEdit, QWidget
 
 from explorer.ui.eliding_style import combo_shown_text
@@ -73,42 +73,3 @@ def test_every_chooser_shows_its_choice_whole(qapp: QApplication, window: MainWi
         assert window.size() == size, f"{shown} changed the window's size"
     assert not cut, "\n".join(cut)
 
-
-
-HEX = re.compile(r"<[0-9A-F]{2}(?: [0-9A-F]{2})*>")
-WHOLE_HEX = "<E0 A4 B8>"
-MIXED = ("The garden grows slowly in spring, and the neighbours' children water it every evening. "
-         "नमस्ते दुनिया। مرحبا بالعالم. こんにちは世界。 สวัสดีครับ 🎂 ") * 30
-
-
-@pytest.mark.parametrize("window", [(1280, 800, "light", True), (1920, 1080, "light", False)], indirect=True,
-                         ids=configuration_id)
-def test_the_merges_table_shows_the_parts_hex_whole(qapp: QApplication, qtbot: object, window: MainWindow) -> None:
-    """A merge's left and right parts shown as hex bytes, up to three ("<E0 A4 B8>", a character's
-    worth), are never cut to "<E0 …" (a longer part may elide: its tooltip says it whole)."""
-    from PySide6.QtGui import QFont, QFontMetrics
-
-    from explorer.core.corpora.corpus_sources import Corpus, Source
-    from explorer.ui.training.model import LEFT, RIGHT
-
-    window.show_pane("training")
-    pane = window.panes["training"]
-    window.session.set_corpus(Corpus((Source.pasted(MIXED),)))
-    pane.form.set_vocab_size(600)  # type: ignore[attr-defined]
-    assert pane.start()  # type: ignore[attr-defined]
-    qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=60_000)  # type: ignore[attr-defined]
-    settle(qapp, window)
-    table, model = pane.table, pane.model  # type: ignore[attr-defined]
-    cut, seen = [], 0
-    for row in range(model.rowCount()):
-        for column in (LEFT, RIGHT):
-            index = model.index(row, column)
-            text = str(index.data())
-            if HEX.fullmatch(text) and len(text) <= len(WHOLE_HEX):
-                seen += 1
-                font = index.data(Qt.ItemDataRole.FontRole)
-                width = QFontMetrics(font if isinstance(font, QFont) else table.font()).horizontalAdvance(text)
-                if width > table.columnWidth(column) - 8:  # (the cell's margins)
-                    cut.append(f"{text!r} in {table.columnWidth(column)} px")
-    assert seen, "no part shown as hex bytes: the corpus no longer tests this"
-    assert not cut, ", ".join(cut[:10])

@@ -56,10 +56,7 @@ TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the
                   "goes to the pair counted first, so the merges are the tutorials' own.")
 
 
-# Room for a merge's left and right parts: three bytes in hex, a character's worth (at five
-# characters "<E0 A4>" was cut to "<E0 …" at 1280 px in presentation mode); the new token (both
-# together) takes the rest. A longer part elides, whole in its tooltip.
-PART_TEXT = "<E0 A4 B8>"
+PART_CHARS = 5  # room for a merge's left and right parts: the new token (both together) takes the rest
 NEW_CHARS = 9  # the new token's least room, in characters
 SIDE_WIDTH = 380  # pixels: the settings column at normal size (wider when its fields need it)
 PLOTS_WIDTH = 420  # pixels the sentence and plots keep when the merges table widens to its columns
@@ -613,8 +610,7 @@ class TrainingPane(Pane):
         for column, width in ((RANK, 7), (ID, 6), (COUNT, 8), (TIE, 5)):  # room for 100,000 / 200000 / 1,000,000
             self.table.horizontalHeader().resizeSection(column, digits * width + 12)
         letters = QFontMetrics(font).horizontalAdvance("0")
-        part = QFontMetrics(font).horizontalAdvance(PART_TEXT) + 12
-        self.columns.set_minimum(max(letters * NEW_CHARS + 12, part), part)  # (narrower: it scrolls sideways)
+        self.columns.set_minimum(letters * NEW_CHARS + 12, letters * PART_CHARS + 12)  # (narrower: it scrolls sideways)
         metrics_height = max(font.pointSize() * 2, 20)
         self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
         status_font = QFont(self.font().family(), max(font.pointSize(), 10))
