@@ -27,13 +27,28 @@ def whole_text_width(combo: QComboBox) -> int:
     return text + 2 + 1 + icon + chrome  # (the label's inset, and a pixel for the eliding's own rounding)
 
 
+WHOLE_MINIMUM_CHARACTERS = 32  # the most a combo asks as its least width, in average characters of its font
+
+
 class TextWideCombo(QComboBox):
     """A combo box that asks for the width of the text it shows (not of its longest entry, nor
-    Qt's cached first-show width): a flow layout then gives it that or a line of its own."""
+    Qt's cached first-show width): a flow layout then gives it that or a line of its own.
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    With `whole_minimum` that width is also its least, up to WHOLE_MINIMUM_CHARACTERS: a form
+    (QFormLayout.WrapLongRows looks at a field's minimum only) then puts it under its label
+    rather than elide it beside; an entry longer than the bound elides, whole in its tooltip."""
+
+    def __init__(self, parent: QWidget | None = None, whole_minimum: bool = False) -> None:
         super().__init__(parent)
+        self.whole_minimum = whole_minimum
         self.currentIndexChanged.connect(lambda _: self.updateGeometry())
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         return QSize(whole_text_width(self), super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        least = super().minimumSizeHint()
+        if not self.whole_minimum:
+            return least
+        bound = least.width() + self.fontMetrics().averageCharWidth() * WHOLE_MINIMUM_CHARACTERS
+        return QSize(max(least.width(), min(whole_text_width(self), bound)), least.height())

@@ -7,13 +7,15 @@ import html
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFrame, QLabel, QLineEdit, QSizePolicy, QToolButton, QVBoxLayout,
+                               QWidget)
 
 from explorer.core.plural import plural
 from explorer.core.pretokenization.chunk_diff import PatternRun
 from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS, PATTERN_DESCRIPTIONS
 from explorer.ui.chunks.view import ChunkView, accent
+from explorer.ui.combo import TextWideCombo
+from explorer.ui.flow import FlowLayout
 
 CUSTOM = "custom"
 MAX_NOTED = 5  # characters listed in the note on tiktoken and tokenizers
@@ -31,7 +33,7 @@ class PatternColumn(QFrame):
         self.run: PatternRun | None = None  # the last good result
         self.dark = False
 
-        self.combo = QComboBox()
+        self.combo = TextWideCombo()  # (whole: the count and ✕ go under it when the column is narrow)
         for name in NAMED_PATTERNS:
             self.combo.addItem(PATTERN_DESCRIPTIONS.get(name, name), name)
         self.combo.addItem("Custom pattern…", CUSTOM)
@@ -46,11 +48,11 @@ class PatternColumn(QFrame):
         self.remove.setAutoRaise(True)
         self.remove.setToolTip("Remove this pattern")
         self.remove.clicked.connect(lambda: self.remove_requested.emit(self))
-        header = QHBoxLayout()
+        self.combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        header = FlowLayout()  # (it shared a line with them and elided "GPT-4o / o200k_b…" at 1280 px, F5)
         header.setContentsMargins(0, 0, 0, 0)
-        header.addWidget(self.combo, 1)
-        header.addWidget(self.count)
-        header.addWidget(self.remove)
+        header.addWidget(self.combo)
+        header.add_together(self.count, self.remove)
 
         self.editor = QLineEdit()
         self.editor.setPlaceholderText(r"a regex for the regex module, e.g. \p{L}+|\p{N}+|\s+")

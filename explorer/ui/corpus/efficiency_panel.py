@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem,
+    QAbstractItemView, QComboBox, QFileDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem,
     QPushButton, QSplitter, QStyledItemDelegate, QStyleOptionViewItem, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
 from explorer.core.algorithms.bpe import BPE
@@ -24,8 +24,10 @@ from explorer.core.formats import own
 from explorer.core.plural import plural
 from explorer.ui.corpus.efficiency_chart import EfficiencyChart, PivotModel
 from explorer.ui.corpus.models import EfficiencyModel, SortRole
+from explorer.ui.combo import TextWideCombo
 from explorer.ui.picker import BUNDLED
 from explorer.ui.session import TRAINED_PREFIX, Session
+from explorer.ui.side_column import SideColumn
 from explorer.ui.workers import ProcessJob
 from explorer.ui.progress import ProgressBar
 
@@ -55,7 +57,9 @@ class EfficiencyPanel(QWidget):
         self.tokenizer_list.itemChanged.connect(self._on_tokenizer_list_item_changed)
         left_layout.addWidget(self.tokenizer_list, 1)
         left_layout.addWidget(QLabel("Premium against:"))
-        self.reference = QComboBox()
+        self.reference = TextWideCombo()  # (whole: the column widens for it, up to a third of the window)
+        self.reference.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.reference.setMinimumContentsLength(14)
         self.reference.setToolTip("The source the others are compared with, per tokenizer")
         self.reference.currentIndexChanged.connect(self._on_reference_changed)
         left_layout.addWidget(self.reference)
@@ -67,7 +71,9 @@ class EfficiencyPanel(QWidget):
         buttons.addWidget(self.compute_button)
         buttons.addWidget(self.export_button)
         left_layout.addLayout(buttons)
-        split.addWidget(left)
+        self.side = SideColumn(left, least=240)
+        self.side.setFrameShape(QFrame.Shape.NoFrame)
+        split.addWidget(self.side)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -204,6 +210,7 @@ class EfficiencyPanel(QWidget):
             index = next((i for i in range(self.reference.count()) if "English" in self.reference.itemText(i)), 0)
         self.reference.setCurrentIndex(index)
         self.reference.blockSignals(False)
+        self.reference.updateGeometry()  # (its width is its entry's: TextWideCombo)
         self.model.set_reference(self.reference.currentData() or "")
 
     def _on_reference_changed(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHeaderView,
@@ -25,10 +25,11 @@ from explorer.core.algorithms.demo_sentence import first_sentence
 from explorer.core.errors import ExplorerError
 from explorer.core.algorithms.train import Merge
 from explorer.core.algorithms.training_run import TrainingSettings, build_tokenizer
-from explorer.ui.combo import whole_text_width
+from explorer.ui.combo import TextWideCombo
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import PAINT_BANDS, Pane, WrappingLabel
 from explorer.ui.session import Session
+from explorer.ui.side_column import SideColumn, fit_side
 from explorer.ui.timers import call_later
 from explorer.ui.training.merges_table import FittedColumns
 from explorer.ui.training.naming import default_name
@@ -180,13 +181,13 @@ class TrainingPane(Pane):
         self.corpus_label.setWordWrap(True)
         corpus_layout.addWidget(self.corpus_label)
         row = FlowLayout()  # (the button goes under the samples when the column is narrow)
-        self.sample_combo = QComboBox()
+        self.sample_combo = TextWideCombo()  # (whole: the button beside it goes under it when it must)
+        self.sample_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.sample_combo.setMinimumContentsLength(14)
         self.sample_combo.addItem("Quick start: train on a sample...", None)
         for source in sample_sources():
             self.sample_combo.addItem(source.name, source)
         self.sample_combo.activated.connect(self._on_sample_combo_activated)
-        self.sample_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.sample_combo.setMinimumContentsLength(14)
         self.sample_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         row.addWidget(self.sample_combo)
         open_corpus = QPushButton("Corpus pane")
@@ -199,12 +200,7 @@ class TrainingPane(Pane):
         self.result_box = ResultBox(self.session)
         layout.addWidget(self.result_box)
         layout.addStretch(1)
-        scroll = _SideScroll()
-        scroll.setWidget(side)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(340)
-        return scroll
+        return SideColumn(side, least=340)
 
     def _build_controls(self) -> FlowLayout:
         row = FlowLayout()  # (flows onto a second line beside the settings at presentation mode's font)
@@ -656,13 +652,9 @@ class TrainingPane(Pane):
         call_later(self, self._fit_side)  # once Qt has handed the font to the fields
 
     def _fit_side(self) -> None:
-        """The settings column at least as wide as its fields need at the current font (_SideScroll)
-        and no wider than at normal size (the splitter keeps a width it was given)."""
-        sizes = self.content.sizes()
-        wanted = self.side.minimumSizeHint().width()
-        if len(sizes) == 2 and sum(sizes) > 0 and sizes[0] != max(wanted, SIDE_WIDTH):
-            side = min(max(wanted, SIDE_WIDTH), sum(sizes) // 2)
-            self.content.setSizes([side, sum(sizes) - side])
+        """The settings column as wide as its fields need at the current font (SideColumn), and
+        the merges table beside it as wide as its columns need."""
+        fit_side(self.content, self.side, SIDE_WIDTH)
         # Then the merges table as wide as its columns need, if the plots keep PLOTS_WIDTH beside it
         # (at 1920x1080 in presentation mode both fit; narrower, the table scrolls sideways)
         body = self.body_split.sizes()
@@ -701,28 +693,6 @@ class TrainingPane(Pane):
             self.session.set_corpus(Corpus((samples["english.txt"],), held_out=samples["bakery_replies.txt"]))
         if self.run is None:
             self.start()
-
-
-class _SideScroll(QScrollArea):
-    """The settings column: as wide as its fields need to show whole at the current font (it
-    scrolls only up and down), so presentation mode widens it instead of eliding the fields
-    ("cl100k: GPT-..." at 1920 px); at most a third of the window."""
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        inner = self.widget().sizeHint().width() if self.widget() is not None else 0
-        # its combo boxes hint at 14 characters (a long entry must not widen it): room for the
-        # current entries whole on top of that
-        inner += max([_more_for_whole_text(combo) for combo in self.findChildren(QComboBox)], default=0)
-        width = inner + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
-        room = self.window().width() // 3 if self.window() is not self else width  # the plots keep the rest
-        return QSize(max(340, min(width, room)), super().minimumSizeHint().height())
-
-
-def _more_for_whole_text(combo: QComboBox) -> int:
-    """How many pixels wider than its size hint `combo` must be to show its current entry whole."""
-    if not combo.isVisibleTo(combo.window()):
-        return 0
-    return max(0, whole_text_width(combo) - combo.sizeHint().width())
 
 
 def _corpus_sentence(corpus: object) -> str:

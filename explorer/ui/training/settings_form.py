@@ -15,6 +15,7 @@ from explorer.core.algorithms.train import BYTE_VOCAB, RULES, check_vocab_size
 from explorer.core.algorithms.training_run import ENGINES, TrainingSettings
 from explorer.core.errors import ExplorerError, PatternError, TrainingError
 from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS, PATTERN_DESCRIPTIONS, Pretokenizer
+from explorer.ui.combo import TextWideCombo
 
 MAX_VOCAB = 200_000
 SLIDER_STEPS = 1000
@@ -29,7 +30,8 @@ class SettingsForm(QWidget):
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         # A field that does not fit beside its label (presentation mode's font in a third of 1280 px)
-        # goes under it, at the column's full width, instead of being cut at the right.
+        # goes under it, at the column's full width, instead of being cut at the right or elided
+        # (its choosers' least width is their entry's whole: TextWideCombo's whole_minimum).
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
 
         self.name_edit = QLineEdit()
@@ -53,7 +55,7 @@ class SettingsForm(QWidget):
         self.merges_label.setObjectName("hint")
         form.addRow("", self.merges_label)
 
-        self.pattern_combo = QComboBox()
+        self.pattern_combo = TextWideCombo(whole_minimum=True)
         for name, description in PATTERN_DESCRIPTIONS.items():
             self.pattern_combo.addItem(f"{name}: {description}", name)
         self.pattern_combo.addItem("custom regex...", CUSTOM)
@@ -74,7 +76,7 @@ class SettingsForm(QWidget):
         self.specials_edit.setToolTip("Special tokens, separated by spaces; they get the ids after the merges")
         form.addRow("Special tokens", self.specials_edit)
 
-        self.rules_combo = QComboBox()
+        self.rules_combo = TextWideCombo(whole_minimum=True)
         for rules, description in RULES.items():
             self.rules_combo.addItem(f"{rules}: {description.split(':', 1)[0]}", rules)
             self.rules_combo.setItemData(self.rules_combo.count() - 1, description, Qt.ItemDataRole.ToolTipRole)
@@ -90,7 +92,7 @@ class SettingsForm(QWidget):
         rules_box.addWidget(self.rules_note)
         form.addRow("Rules", rules_box)
 
-        self.engine_combo = QComboBox()
+        self.engine_combo = TextWideCombo(whole_minimum=True)
         for combo in (self.pattern_combo, self.rules_combo, self.engine_combo):  # long entries must not widen the side panel
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(14)
