@@ -42,7 +42,7 @@ def wait_ended(qtbot, pane: TrainingPane) -> None:  # type: ignore[no-untyped-de
     qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=TIMEOUT)
     # (the result is shown a frame after the tokenizer is published: under load the test read the
     # Save button in between)
-    qtbot.waitUntil(lambda: "Building" not in pane.result_box.label.text(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: pane.tokenizer.name in pane.result_box.label.text(), timeout=TIMEOUT)
 
 
 def test_train_to_the_end_shows_the_cores_merges(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
