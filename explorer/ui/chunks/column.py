@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (QComboBox, QFrame, QLabel, QLineEdit, QSizePolicy, QToolButton, QVBoxLayout,
                                QWidget)
 
@@ -26,6 +26,7 @@ class PatternColumn(QFrame):
 
     pattern_edited = Signal()  # the pattern to run changed (pick or keystroke)
     remove_requested = Signal(object)
+    header_resized = Signal()  # its header's height for its width may have changed (the pane lines them up)
 
     def __init__(self, pattern: str = "gpt2", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -49,7 +50,8 @@ class PatternColumn(QFrame):
         self.remove.setToolTip("Remove this pattern")
         self.remove.clicked.connect(lambda: self.remove_requested.emit(self))
         self.combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        header = FlowLayout()  # (it shared a line with them and elided "GPT-4o / o200k_b…" at 1280 px, F5)
+        self.header = QWidget()  # (it shared a line with them and elided "GPT-4o / o200k_b…" at 1280 px, F5)
+        header = FlowLayout(self.header)
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.combo)
         header.add_together(self.count, self.remove)
@@ -77,7 +79,7 @@ class PatternColumn(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(4)
-        layout.addLayout(header)
+        layout.addWidget(self.header)
         layout.addWidget(self.editor)
         layout.addWidget(self.message)
         layout.addWidget(self.reference_note)
@@ -180,6 +182,14 @@ class PatternColumn(QFrame):
     def set_dark(self, dark: bool) -> None:
         self.dark = dark
         self.view.set_dark(dark)
+
+    def header_height(self) -> int:
+        """Pixels its header takes at its width: one line, or two when the count goes under the picker."""
+        return self.header.layout().heightForWidth(max(1, self.header.width()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self.header_resized.emit()
 
     def set_text_font(self, font: QFont) -> None:
         # Room for a usual count, so the picker beside it does not jump as counts change; a longer

@@ -23,6 +23,7 @@ from explorer.ui.chunks.examples import DEFAULT_TEXT, EXAMPLES
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, WrappingLabel, editor_height, example_bar
 from explorer.ui.session import Session
+from explorer.ui.timers import call_later
 
 DEFAULT_PATTERNS = ("gpt2", "cl100k", "o200k")
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
@@ -136,6 +137,7 @@ class ChunksPane(Pane):
         column.set_text_font(self.session.font)
         column.pattern_edited.connect(lambda c=column: self._on_column_pattern_edited(c))
         column.remove_requested.connect(self.remove_column)
+        column.header_resized.connect(self._line_up_headers)
         column.view.hovered.connect(lambda start, end, c=column: self._on_view_hovered(c, start, end))
         self._column_ids[column] = self._next_id
         self._next_id += 1
@@ -145,6 +147,14 @@ class ChunksPane(Pane):
         self._update_column_buttons()
         self._run_column(column)
         return column
+
+    def _line_up_headers(self) -> None:
+        """Every column's header as tall as the tallest, so their first rows of boxes line up (a
+        narrow column puts its count under its picker: its boxes started a line lower)."""
+        tallest = max((column.header_height() for column in self.columns), default=0)
+        for column in self.columns:
+            if column.header.minimumHeight() != tallest:
+                column.header.setMinimumHeight(tallest)
 
     def remove_column(self, column: PatternColumn) -> None:
         if len(self.columns) <= MIN_COLUMNS or column not in self.columns:
@@ -281,6 +291,7 @@ class ChunksPane(Pane):
         self._fit_editor()
         for column in self.columns:
             column.set_text_font(font)
+        call_later(self, self._line_up_headers)  # (once the headers are laid out in the new font)
 
     def _fit_editor(self) -> None:
         """The text box as tall as its text and a line more (EDITOR_LINES at least, EDITOR_SHARE
