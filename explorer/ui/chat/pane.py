@@ -13,7 +13,7 @@ from html import escape
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QSplitter,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QVBoxLayout, QWidget)
 
 from explorer.core.chat import BUILTIN, ChatResult, Message, starting_template
@@ -24,6 +24,7 @@ from explorer.core.text.render import token_text
 from explorer.ui.chat.display import ChatDisplay, chat_display
 from explorer.ui.chat.messages_editor import MessagesEditor
 from explorer.ui.chat.view import ChatView
+from explorer.ui.fitted_splitter import FittedSplitter
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, example_bar
 from explorer.ui.picker import BUNDLED as BUNDLED_TOKENIZERS
@@ -140,13 +141,11 @@ class ChatPane(Pane):
         column.addWidget(self.details)
         column.addWidget(self.findings_label)
         column.addWidget(self.findings, 1)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter = FittedSplitter(Qt.Orientation.Horizontal)  # (a drag: the user's widths stay)
         splitter.addWidget(self.editor)
         splitter.addWidget(right)
         splitter.setSizes([380, 800])
-        splitter.splitterMoved.connect(self._on_splitter_moved)
         self.splitter = splitter
-        self._user_sized = False  # the user dragged the splitter: their widths stay
         content = QWidget()
         layout = QVBoxLayout(content)
         layout.addLayout(controls)
@@ -300,15 +299,12 @@ class ChatPane(Pane):
         super().resizeEvent(event)
         self._share_width()
 
-    def _on_splitter_moved(self, _position: int, _index: int) -> None:
-        self._user_sized = True
-
     def _share_width(self) -> None:
         """The messages' column MESSAGE_CHARACTERS wide in the UI font, within MESSAGES_SHARE of
         the width: a larger font (presentation mode) takes a larger share, so a message's editor
         keeps room for a few words a line."""
         total = sum(self.splitter.sizes())
-        if self._user_sized or total <= 0:
+        if self.splitter.dragged or total <= 0:
             return
         least, most = (int(total * share) for share in MESSAGES_SHARE)
         left = max(least, min(most, MESSAGE_CHARACTERS * QFontMetrics(self.editor.font()).averageCharWidth()))

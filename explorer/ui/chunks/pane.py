@@ -20,6 +20,7 @@ from explorer.ui.chunks.categories import legend_html
 from explorer.ui.chunks.column import PatternColumn
 from explorer.ui.chunks.view import accent
 from explorer.ui.chunks.examples import DEFAULT_TEXT, EXAMPLES
+from explorer.ui.fitted_splitter import FittedSplitter
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, WrappingLabel, editor_height, example_bar
 from explorer.ui.session import Session
@@ -113,15 +114,13 @@ class ChunksPane(Pane):
         self.columns_scroll.setWidget(self.splitter)
         bottom_layout.addWidget(self.legend)  # above the columns: in sight however short or long the text
         bottom_layout.addWidget(self.columns_scroll, 1)
-        vertical = QSplitter(Qt.Orientation.Vertical)
+        vertical = FittedSplitter(Qt.Orientation.Vertical)  # (a drag of the handle under the text is kept)
         vertical.addWidget(top)
         vertical.addWidget(bottom)
         vertical.setStretchFactor(0, 0)
         vertical.setStretchFactor(1, 1)
         vertical.setSizes([150, 600])
         self.vertical = vertical
-        self._user_sized = False  # (a drag of the handle under the text is kept)
-        vertical.splitterMoved.connect(self._on_vertical_splitter_moved)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(vertical)
@@ -300,14 +299,11 @@ class ChunksPane(Pane):
         height = editor_height(self.editor, self.height(), EDITOR_SHARE, EDITOR_LINES)
         self.editor.setMinimumHeight(height)
         sizes = self.vertical.sizes()
-        if self._user_sized or len(sizes) != 2 or sum(sizes) <= 0:
+        if self.vertical.dragged or len(sizes) != 2 or sum(sizes) <= 0:
             return
         top = self.vertical.widget(0).minimumSizeHint().height()
         if top != sizes[0]:
             self.vertical.setSizes([top, sum(sizes) - top])
-
-    def _on_vertical_splitter_moved(self, _position: int, _index: int) -> None:
-        self._user_sized = True
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)

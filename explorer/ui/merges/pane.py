@@ -23,6 +23,7 @@ from explorer.core.algorithms.merges import MergeForest
 from explorer.core.sources.tokenizer import VIEW_MERGES, Tokenizer
 from explorer.core.analysis.vocab_filter import (
     IMPOSSIBLE, NEVER_SEEN, RARE, UNDECODABLE, UNREACHABLE, FilterError, VocabQuery, VocabTable)
+from explorer.ui.fitted_splitter import FittedSplitter
 from explorer.ui.merges.filter_bar import FilterBar
 from explorer.ui.merges.history import History
 from explorer.ui.merges.loader import VocabLoader
@@ -131,7 +132,7 @@ class MergesPane(Pane):
         # The trace goes under the table and the token's panel has the whole height on the right:
         # under the tree it left the tree 184 px at 1280x800 in presentation mode, and a tree of
         # depth 2 had its byte row cut in half. The table scrolls anyway; the tree needs the rows.
-        left = QSplitter(Qt.Orientation.Vertical)
+        left = FittedSplitter(Qt.Orientation.Vertical)  # (a drag of the handle between table and trace is kept)
         left.addWidget(self.table_view)
         left.addWidget(self.trace_scroll)
         left.setStretchFactor(0, 3)
@@ -146,8 +147,6 @@ class MergesPane(Pane):
         main.setSizes([560, 840])
         left.setSizes([540, 300])
         self.splitter, self.left = main, left
-        self._user_sized_left = False  # (a drag of the handle between table and trace is kept)
-        left.splitterMoved.connect(self._on_left_splitter_moved)
         left.installEventFilter(self)
         trace_box.installEventFilter(self)  # (its text wraps anew after a step: the scroll area keeps that to itself)
 
@@ -185,9 +184,9 @@ class MergesPane(Pane):
         """The trace as tall as its content while the table keeps TABLE_ROWS rows; when that is
         not room enough, the table gives rows down to TABLE_LEAST_ROWS and the list of merges
         keeps two rows, or one (the status above it says the step too), not three; past that the
-        trace scrolls. A scrolled trace showed its list cut
-        mid-row at the pane's edge (21 px short at 1280x800, 173 px in presentation mode). (Its
-        content's minimum as the splitter's minimum squeezed its neighbour to 70 px.)"""
+        trace scrolls. A scrolled trace showed its list cut mid-row at the pane's edge (21 px short
+        at 1280x800, 173 px in presentation mode). (Its content's minimum as the splitter's minimum
+        squeezed its neighbour to 70 px.)"""
         view = self.table_view
 
         chrome = view.height() - view.viewport().height()  # (its header, its scroll bar, its frame)
@@ -218,16 +217,13 @@ class MergesPane(Pane):
         off is a wrong id)."""
         view, sizes = self.table_view, self.left.sizes()
         row, shown = view.verticalHeader().defaultSectionSize(), view.viewport().height()
-        if self._user_sized_left or len(sizes) != 2 or row <= 0 or shown <= 0 or shown % row == 0:
+        if self.left.dragged or len(sizes) != 2 or row <= 0 or shown <= 0 or shown % row == 0:
             return
         down, up = -(shown % row), row - shown % row  # pixels the table would change by
         fits_up = sizes[1] - up >= self.trace_scroll.minimumHeight()
         change = up if fits_up and (up < -down or shown + down < TABLE_LEAST_ROWS * row) else down
         if shown + change >= min(shown, TABLE_LEAST_ROWS * row):
             self.left.setSizes([sizes[0] + change, sizes[1] - change])
-
-    def _on_left_splitter_moved(self, _position: int, _index: int) -> None:
-        self._user_sized_left = True
 
     # What the loader knows (see loader.py)
 

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPushButt
 
 from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import SPECIAL_MODES, Tokenizer
+from explorer.ui.fitted_splitter import FittedSplitter
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later
@@ -162,16 +163,12 @@ class TokensPane(CompareLanes, Pane):
         self.findings_panel.differences_found.connect(self._on_findings_differences_found)
         self.findings_panel.span_clicked.connect(self.jump_to)
         self.findings_panel.looked.connect(self.fit_to_content)
-        bottom = self.bottom = QSplitter(Qt.Orientation.Horizontal, self)
+        bottom = self.bottom = FittedSplitter(Qt.Orientation.Horizontal, self)
         bottom.addWidget(self.details)
         bottom.addWidget(self.findings_panel)
         bottom.setSizes([380, 620])
-        self._user_sized_bottom = False  # (as the splitter below, for the details and findings)
-        bottom.splitterMoved.connect(self._on_bottom_moved)
 
-        splitter = self.splitter = QSplitter(Qt.Orientation.Vertical, self)
-        self._user_sized = False  # once the user drags the splitter, the sizes are theirs
-        splitter.splitterMoved.connect(self._on_splitter_moved)
+        splitter = self.splitter = FittedSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.editor)
         splitter.addWidget(lanes_box)
         splitter.addWidget(bottom)
@@ -185,12 +182,6 @@ class TokensPane(CompareLanes, Pane):
         layout.addLayout(bar)
         layout.addWidget(self.banner)
         layout.addWidget(splitter, 1)
-
-    def _on_splitter_moved(self, _position: int, _index: int) -> None:
-        self._user_sized = True
-
-    def _on_bottom_moved(self, _position: int, _index: int) -> None:
-        self._user_sized_bottom = True
 
     def fit_to_content(self) -> None:
         """Share the room by what each part holds (explorer/ui/tokens/room.py)."""

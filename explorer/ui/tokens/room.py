@@ -72,7 +72,7 @@ def share_bottom(pane: TokensPane) -> None:
     never narrower than one column of theirs needs, up to DETAILS_SHARE of the width."""
     bottom, findings, details = pane.bottom, pane.findings_panel, pane.details
     total = sum(bottom.sizes())
-    if pane._user_sized_bottom or total <= 0:
+    if pane.bottom.dragged or total <= 0:
         return
     wanted = findings.wanted_width()
     keep = min(max(details.needed_width(1), total // 3), int(total * DETAILS_SHARE))
@@ -86,7 +86,7 @@ def fit_to_content(pane: TokensPane) -> None:
     line of it is the tokens' cost."""
     splitter = pane.splitter
     sizes = splitter.sizes()
-    if pane._user_sized or len(sizes) != 3 or sum(sizes) <= 0:
+    if pane.splitter.dragged or len(sizes) != 3 or sum(sizes) <= 0:
         return
     share_bottom(pane)
     for lane in pane.lanes:  # (a summary or a first line of tokens may have grown since)
