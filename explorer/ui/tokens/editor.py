@@ -36,7 +36,7 @@ class PromptEditor(QPlainTextEdit):
         self.pane = pane
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        """One line of text (room.editor_least): Qt's own, the scroll bar's arrows, kept the box
+        """One line of text (what room.py lets compared lanes take it down to): Qt's own, the scroll bar's arrows, kept the box
         70 px tall in presentation mode while three compared lanes needed the room."""
         return QSize(super().minimumSizeHint().width(), editor_least_height(self))
         self.setPlaceholderText("Type or paste a prompt to see every token.")

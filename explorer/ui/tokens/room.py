@@ -27,13 +27,6 @@ LANES_SHARE = 0.6  # of the room below the editor the lanes keep when they scrol
 DETAILS_SHARE = 0.45  # of the width the details keep beside findings that want more
 
 
-def editor_least(pane: TokensPane) -> int:
-    """The editor at its smallest, one line (it scrolls to the cursor's): asked only by compared
-    lanes that do not fit beside its EDITOR_LINES (at 1280x800 in presentation mode, three lanes and
-    the special-token notice were 6 px short, the lanes scrolling, beside a two-line box)."""
-    return editor_least_height(pane.editor)
-
-
 def details_least(pane: TokensPane) -> int:
     """The details at their smallest: EDITOR_LINES lines, scrolling (while compared lanes need the room)."""
     details = pane.details
@@ -112,9 +105,11 @@ def fit_to_content(pane: TokensPane) -> None:
         # the prompt, the editor gives way too (down to one line: it scrolls)
         least_bottom = min(MIN_BOTTOM, max(details_least(pane), pane.bottom.minimumSizeHint().height()))
         least = fit_lane_lines(pane, sum(sizes) - top_editor - least_bottom, handles + legend)
-        if top_editor + least + least_bottom > sum(sizes):  # the editor gives what they lack, down to one line
-            least = fit_lane_lines(pane, sum(sizes) - editor_least(pane) - least_bottom, handles + legend)
-            least_editor, line = editor_least(pane), pane.editor.fontMetrics().lineSpacing()
+        # The editor gives what they lack, in whole lines, down to one (at 1280x800 in presentation
+        # mode three lanes and the special-token notice were 6 px short beside a two-line box)
+        if top_editor + least + least_bottom > sum(sizes):
+            least_editor, line = editor_least_height(pane.editor), pane.editor.fontMetrics().lineSpacing()
+            least = fit_lane_lines(pane, sum(sizes) - least_editor - least_bottom, handles + legend)
             spare = max(0, min(top_editor, sum(sizes) - least - least_bottom) - least_editor)
             top_editor = least_editor + spare // line * line  # (whole lines: a line cut in half reads wrong)
     room = sum(sizes) - top_editor
