@@ -160,7 +160,6 @@ class Pane(QWidget):
         super().__init__(parent)
         self.session = session
         self._deferred: list[Callable[[], None]] = []
-        self._tokenizer_behind = False  # a take-up of the session's tokenizer waits among the deferred parts
         self._stack = QStackedWidget(self)
         self.empty = EmptyState(self.title, "")
         self._stack.addWidget(self.empty)
@@ -221,16 +220,14 @@ class Pane(QWidget):
         whichever tokenizer is current by then: two changes in a row cost one take-up."""
         if self.isVisible() or not self.window().isVisible():
             self._on_session_tokenizer_changed(tokenizer)  # type: ignore[attr-defined]
-        elif not self._tokenizer_behind:
-            self._tokenizer_behind = True
+        elif self._catch_up_tokenizer not in self._deferred:
             self._deferred.append(self._catch_up_tokenizer)
 
     def _catch_up_tokenizer(self) -> None:
-        self._tokenizer_behind = False
         self._on_session_tokenizer_changed(self.session.tokenizer)  # type: ignore[attr-defined]
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
-        if self._tokenizer_behind:  # (shown some other way than by the main window, which finishes it first)
+        if self._catch_up_tokenizer in self._deferred:  # (shown some other way than by the main window, which finishes it first)
             self._deferred.remove(self._catch_up_tokenizer)
             self._catch_up_tokenizer()
         super().showEvent(event)
