@@ -101,6 +101,38 @@ def test_a_narrow_scripts_cell_names_fewer_scripts_whole_and_counts_the_rest(
     assert "…" not in delegate.shown_text(option, total) and delegate.shown_text(option, total).endswith("more")
 
 
+def test_a_narrow_scripts_cell_never_cuts_a_share(qtbot: QtBot, session: Session, tmp_path: Path) -> None:
+    """At 1280x800 in presentation mode the Hindi row read 'Devanagari 10…' (100%, or 10%?): a
+    share shows whole or not at all; the names go without their shares first (the bar shows them)."""
+    pane = create_corpus_pane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1280, 800)
+    pane.show()
+    pane.add_sources([Source.for_path(path) for path in story_files(tmp_path)])
+    qtbot.waitUntil(lambda: not pane.model.scanning, timeout=30_000)
+    table, model = pane.table, pane.model
+    delegate = table.itemDelegateForColumn(SCRIPTS)
+    option = QStyleOptionViewItem()
+    option.initFrom(table)
+    option.font = table.font()
+    metrics = QFontMetrics(table.font())
+    for row in range(model.rowCount()):
+        index = model.index(row, SCRIPTS)
+        full = str(index.data())
+        for width in range(110, metrics.horizontalAdvance(full) + 120, 3):
+            option.rect = QRect(0, 0, width, table.rowHeight(row))
+            shown = delegate.shown_text(option, index)
+            for part in shown.split(" · "):
+                words = part.split()
+                assert not (words and "…" in words[-1] and any(c.isdigit() for c in words[-1])), (width, shown)
+            if "%" in full and width >= metrics.horizontalAdvance(full.split(" ")[0]) + 120:
+                assert shown and "…" not in shown, (width, shown)  # the first name at least, whole
+    hindi = next(model.index(row, SCRIPTS) for row in range(model.rowCount())
+                 if str(model.index(row, SCRIPTS).data()).startswith("Devanagari"))
+    option.rect = QRect(0, 0, 104 + metrics.horizontalAdvance("Devanagari 1"), table.rowHeight(hindi.row()))
+    assert delegate.shown_text(option, hindi) == "Devanagari"
+
+
 def test_table_headers_elide_a_long_title_instead_of_clipping_both_ends(qtbot: QtBot, qapp: QApplication,
                                                                        session: Session) -> None:
     apply_theme(qapp, "light")  # the application's style, as the app sets it

@@ -85,17 +85,21 @@ def script_shares(counts: Counter[str] | dict[str, int]) -> list[tuple[str, floa
     return sorted(((name, n / total) for name, n in letters.items()), key=lambda item: -item[1])
 
 
-def describe_shares(counts: Counter[str] | dict[str, int], limit: int = 3) -> str:
+def describe_shares(counts: Counter[str] | dict[str, int], limit: int = 3, figures: bool = True) -> str:
     """'Latin 75% · Hangul 25%' (the largest `limit` scripts; tiny shares as '<1%', and a share
-    beside them as '>99%', never a '100%' that is not all).
+    beside them as '>99%', never a '100%' that is not all); without `figures`, the names alone
+    (for a cell too narrow for them: a share cut short, 'Devanagari 10…', reads as a wrong one).
 
     >>> describe_shares({"Latin": 998, "Hangul": 2})
     'Latin >99% · Hangul <1%'
+    >>> describe_shares({"Latin": 998, "Hangul": 2}, limit=1, figures=False)
+    'Latin · +1 more'
     """
     shares = script_shares(counts)
     if not shares:
         return "no letters"
-    parts = [f"{name} {_percent(share, alone=len(shares) == 1)}" for name, share in shares[:limit]]
+    parts = [f"{name} {_percent(share, alone=len(shares) == 1)}" if figures else name
+             for name, share in shares[:limit]]
     if len(shares) > limit:
         parts.append(f"+{len(shares) - limit} more")
     return " · ".join(parts)

@@ -35,7 +35,9 @@ class ScriptsDelegate(QStyledItemDelegate):
 
     def shown_text(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> str:
         """The description as it fits the cell: every script; else fewer scripts and how many more
-        ('Latin 33% · Thai 20% · +4 more': never a script cut mid-name); else cut with an ellipsis.
+        ('Latin 33% · Thai 20% · +4 more': never a script cut mid-name); else the names without
+        their shares (the bar shows them), then the first name alone; only that is cut with an
+        ellipsis: a share is shown whole or not at all ('Devanagari 10…' read as 10%).
         (It named three and '+3 more' in a 1,100 px cell at 1920 px.)"""
         styled = QStyleOptionViewItem(option)
         self.initStyleOption(styled, index)
@@ -43,11 +45,15 @@ class ScriptsDelegate(QStyledItemDelegate):
         metrics = QFontMetrics(styled.font)
         text = str(index.data() or "")
         counts = index.data(ScriptsRole) or {}
-        for limit in range(len(script_shares(counts)) - 1, 0, -1):
-            if metrics.horizontalAdvance(text) <= width:
-                break
-            text = describe_shares(counts, limit=limit)
-        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+        shares = script_shares(counts)
+        if not shares:
+            return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+        fewer = [describe_shares(counts, limit=limit) for limit in range(len(shares) - 1, 0, -1)]
+        names = [describe_shares(counts, limit=1, figures=False), shares[0][0]]
+        for candidate in [text, *fewer, *names]:
+            if metrics.horizontalAdvance(candidate) <= width:
+                return candidate
+        return metrics.elidedText(shares[0][0], Qt.TextElideMode.ElideRight, width)
 
     def sizeHint(self, option: QStyleOptionViewItem,  # noqa: N802 (Qt override)
                  index: QModelIndex | QPersistentModelIndex) -> QSize:
