@@ -192,6 +192,9 @@ def test_special_token_in_disallowed_mode_falls_back_to_bytes(pane: BytesPane, s
     session.set_tokenizer(tokenizer, "trained:special")
     pane.set_text("hi<|endoftext|>")
     assert pane.using_bytes and "special token" in pane.counts.text()
+    shown = QTextDocument()
+    shown.setHtml(pane.counts.text())  # the label is rich text: the note read "the special token '' at ..."
+    assert "the special token '<|endoftext|>'" in shown.toPlainText()
     session.set_special_mode("allowed")
     assert not pane.using_bytes and pane.tokens[-1].id == tokenizer.special_tokens["<|endoftext|>"]
 

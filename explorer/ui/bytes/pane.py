@@ -8,6 +8,8 @@ pause in typing; the limit keeps it well under the 50 ms budget.
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
@@ -288,7 +290,7 @@ class BytesPane(Pane):
 
         parts = [bold(counts.chars, "character"), bold(counts.bytes, "UTF-8 byte")]
         if counts.tokens is not None and tokenizer is not None:
-            parts.append(f"{bold(counts.tokens, 'token')} ({tokenizer.name})")
+            parts.append(f"{bold(counts.tokens, 'token')} ({html.escape(tokenizer.name)})")
             if counts.bytes_per_token:
                 parts.append(f"{counts.bytes_per_token:.2f}{NBSP}bytes{NBSP}per{NBSP}token")
             if counts.cost_ratio is not None:
@@ -297,8 +299,8 @@ class BytesPane(Pane):
         text = " · ".join(parts)
         if truncated:
             text += f" <i>(showing the first {MAX_CHARS:,} characters)</i>"
-        if self.note:
-            text += f"<br><i>{self.note}</i>"
+        if self.note:  # (plain text: a special token's '<|endoftext|>' read as a tag vanished)
+            text += f"<br><i>{html.escape(self.note)}</i>"
         self.counts.setText(text)
 
     # The stream

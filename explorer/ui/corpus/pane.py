@@ -11,6 +11,7 @@ text the tokenizer never saw; the Efficiency tab compares tokenizers on every so
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -297,7 +298,7 @@ class CorpusPane(Pane):
         if self.held_out is None:
             self.held_out_label.setText("Held-out text: none (compression is then measured on the training text).")
         else:
-            self.held_out_label.setText(f"Held-out text: <b>{self.held_out.name}</b> ({self._size(self.held_out)}), "
+            self.held_out_label.setText(f"Held-out text: <b>{html.escape(self.held_out.name)}</b> ({self._size(self.held_out)}), "
                                         "not trained on; the Training pane measures bytes per token on it.")
         skipped = self.model.skipped()
         self.skipped_list.clear()
@@ -306,10 +307,10 @@ class CorpusPane(Pane):
         self.skipped_label.setText(f"Skipped files ({len(skipped)})" if skipped else "Skipped files: none")
         problems = self.model.problems()
         if problems:
-            links = " ".join(f"<a href='fix:{index}'>Choose how to read {source.name}...</a>"
+            links = " ".join(f"<a href='fix:{index}'>Choose how to read {html.escape(source.name)}...</a>"
                              for index, (source, _) in enumerate(problems))
             self.banner.setText(f"<b>{len(problems)} source{'s' if len(problems) > 1 else ''} could not be read "
-                                f"completely.</b> {problems[0][1]} {links}")
+                                f"completely.</b> {html.escape(problems[0][1])} {links}")
             self.banner.show()
         else:
             self.banner.hide()

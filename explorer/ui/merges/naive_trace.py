@@ -6,6 +6,7 @@ The encode trace shows it on the same word, step for step, when its toggle is on
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -70,7 +71,7 @@ class NaiveTraceView(QWidget):
             try:
                 self.naive = build_naive_trace(tokenizer, chunks)
             except ExplorerError as error:
-                self.status.setText(str(error))
+                self.status.setText(html.escape(str(error)))
 
     def show_step(self, done: int, finished: bool) -> None:
         """The naive state after `done` steps; all of it (and its KeyError) once the real trace is done."""

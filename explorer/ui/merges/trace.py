@@ -4,6 +4,7 @@ first, from its bytes to its final tokens (seed 001's stepper: Step, Play, Reset
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -356,7 +357,7 @@ class TracePanel(QWidget):
             try:
                 self.trace = build_trace(self.tokenizer, text)
             except ExplorerError as error:
-                self.error = str(error)
+                self.error = html.escape(str(error))  # (the status is rich text: '<|endoftext|>' vanished)
         self.steps.blockSignals(True)
         self.steps.clear()
         if self.trace is not None:
