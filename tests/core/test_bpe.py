@@ -201,3 +201,29 @@ def test_a_merge_rule_of_its_own_is_kept_on_a_cold_cache() -> None:
     pieces = tokenizer.pretokenizer.pieces(text)
     assert len(set(pieces)) > 1000
     assert Reversed(tokenizer.merges, "cl100k").encode(text) == [b for p in pieces for b in reversed(p.encode())]
+
+
+def test_a_big_merge_table_is_built_without_collections() -> None:
+    """o200k's 200,000 merges, built on the Merges pane's loader thread, started full collections
+    of 50-180 ms each (they hold the interpreter lock: the window froze); the table makes no cycles."""
+    import gc
+
+    merges = [(k // 256, k % 256, 256 + k) for k in range(30_000)]  # two-byte tokens, each pair once
+    collections: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    was_enabled = gc.isenabled()
+    gc.enable()
+    gc.callbacks.append(seen)
+    try:
+        bpe = BPE(merges, "cl100k")
+    finally:
+        gc.callbacks.remove(seen)
+        if not was_enabled:
+            gc.disable()
+    # (the first allocation after the pause may start one young collection; before, there were 40)
+    assert len(bpe.merges) == 30_000 and len(collections) <= 1, collections
+    assert gc.isenabled()  # (the pause ends with the build)

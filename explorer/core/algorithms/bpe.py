@@ -19,6 +19,7 @@ from explorer.core.algorithms.merge_loops import pair_positions as _pair_positio
 from explorer.core.algorithms.merge_loops import replace_pair as _replace_pair
 from explorer.core.algorithms.merges import MergeForest
 from explorer.core.algorithms.special_tokens import SpecialTokens
+from explorer.core.collector import collector_paused
 from explorer.core.errors import ExplorerError
 from explorer.core.pretokenization.pretokenize import Pretokenizer
 from explorer.core.pretokenization.unicode_classes import Reference
@@ -63,27 +64,30 @@ class BPE(CachedEncoding, Tokenizer):
         reference: Reference = "tokenizers",
         specials_may_share: bool = False,
     ) -> None:
-        self.name = name
-        self.source = source
-        self.metadata = dict(metadata or {})
-        self._pretokenizer = Pretokenizer(pattern, reference)  # whose Unicode tables the pattern follows
-        self.vocab: list[bytes] = list(vocab) if vocab is not None else [bytes([b]) for b in range(256)]
-        self.byte_ids = _byte_ids(self.vocab)  # byte value -> its id; None when they are equal
-        self.merges: list[tuple[int, int, int]] = []
-        self.ranks: dict[tuple[int, int], int] = {}
-        self.merged: dict[tuple[int, int], int] = {}
-        self._merged_by_rank: list[int] = []
-        for left, right, new_id in merges:
-            self._add_merge(left, right, new_id)
-        self.counts = list(counts) if counts is not None else None  # training count of each merge
-        self.special = SpecialTokens(special_tokens or {})
-        shared: set[int] = set()  # ids a special token may share (tiktoken's o200k_harmony names 200018 twice)
-        for token, token_id in sorted(self.special.tokens.items(), key=lambda item: item[1]):
-            self._set_special(token, token_id, shared)
-            if specials_may_share:
-                shared.add(token_id)
-        self.ignore_merges = ignore_merges
-        self._start_cache()
+        # Built without collections: o200k's 200,000 merges started full ones of 50-180 ms on the
+        # Merges pane's loader thread (holding the interpreter lock), and the tables make no cycles.
+        with collector_paused():
+            self.name = name
+            self.source = source
+            self.metadata = dict(metadata or {})
+            self._pretokenizer = Pretokenizer(pattern, reference)  # whose Unicode tables the pattern follows
+            self.vocab: list[bytes] = list(vocab) if vocab is not None else [bytes([b]) for b in range(256)]
+            self.byte_ids = _byte_ids(self.vocab)  # byte value -> its id; None when they are equal
+            self.merges: list[tuple[int, int, int]] = []
+            self.ranks: dict[tuple[int, int], int] = {}
+            self.merged: dict[tuple[int, int], int] = {}
+            self._merged_by_rank: list[int] = []
+            for left, right, new_id in merges:
+                self._add_merge(left, right, new_id)
+            self.counts = list(counts) if counts is not None else None  # training count of each merge
+            self.special = SpecialTokens(special_tokens or {})
+            shared: set[int] = set()  # ids a special token may share (tiktoken's o200k_harmony names 200018 twice)
+            for token, token_id in sorted(self.special.tokens.items(), key=lambda item: item[1]):
+                self._set_special(token, token_id, shared)
+                if specials_may_share:
+                    shared.add(token_id)
+            self.ignore_merges = ignore_merges
+            self._start_cache()
 
     def _set_bytes(self, token_id: int, data: bytes) -> None:
         if len(self.vocab) <= token_id:

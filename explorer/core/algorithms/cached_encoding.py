@@ -7,16 +7,15 @@ ids kept. The chunks a text brings that the cache has not seen are gathered and 
 
 from __future__ import annotations
 
-import gc
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from functools import reduce
 from itertools import compress, islice, repeat
 from operator import iconcat, is_, not_
 
 from explorer.core.algorithms.special_tokens import SpecialTokens
+from explorer.core.collector import collector_paused
 from explorer.core.pretokenization.pretokenize import Pretokenizer
 from explorer.core.sources.tokenizer import SpecialMode
 
@@ -94,7 +93,9 @@ class CachedEncoding:
         >>> BPE([(97, 116, 256)], "gpt2").encode("cat")
         [99, 256]
         """
-        with _collector_paused():
+        # (On a cold cache, 80,000 new chunks of 10 MB make as many lists and tuples: collections
+        # walking them were a third of the cold encode; the GUI encodes in blocks, so the pause is short.)
+        with collector_paused():
             return self._encode(text, special)
 
     def _encode(self, text: str, special: SpecialMode) -> list[int]:
@@ -219,21 +220,3 @@ class CachedEncoding:
                 finally:
                     self._cache_lock.release()
         return tuple(ids)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector paused while a text is encoded. On a cold cache, 80,000 new
-    chunks of 10 MB make as many lists and tuples; every 700 new objects started a collection
-    that walked the young ones (and the waiting windows' pieces and ids with them), every tenth
-    the older ones, and now and then the whole heap: a third of the cold encode. Encoding makes
-    no reference cycles, and the first collection after it finds whatever there is. (The GUI
-    encodes in blocks, so the pause is short there.)"""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
