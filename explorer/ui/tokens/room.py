@@ -5,6 +5,7 @@ beside the findings. The editor is as tall as its text (a few lines, at most a q
 findings are as wide as their columns, none at all when there are no findings, so the details
 stand in two columns, half as tall; the lanes get what the details and findings leave, or, when
 the lanes hold more than the room, the larger share (they scroll as one, each keeping a few lines).
+Compared lanes that do not all fit share theirs in whole lines, each of its own line height.
 """
 
 from __future__ import annotations
@@ -56,9 +57,9 @@ def share_lines(heights: Sequence[Sequence[int]], totals: Sequence[int], room: i
                    and lane[counts[i]] - lane[counts[i] - 1] <= spare]
         if not growing:
             return counts
-        lane = min(growing, key=lambda i: (counts[i] / max(1, totals[i]), i))
-        spare -= heights[lane][counts[lane]] - heights[lane][counts[lane] - 1]
-        counts[lane] += 1
+        pick = min(growing, key=lambda i: (counts[i] / max(1, totals[i]), i))  # (a tie: the upper lane)
+        spare -= heights[pick][counts[pick]] - heights[pick][counts[pick] - 1]
+        counts[pick] += 1
 
 
 def lane_heights(lane: Lane, most: int) -> list[int]:

@@ -165,8 +165,7 @@ class TokenView(QPlainTextEdit):
         for them); past the text's last line, the first line's height for each one more."""
         bottoms = self.line_bottoms(lines)
         margin = self.document().documentMargin()
-        line = max(bottoms[0] - margin if bottoms else 0.0, self.fontMetrics().lineSpacing())
-        end = (bottoms[-1] if bottoms else margin) + (lines - len(bottoms)) * line
+        end = (bottoms[-1] if bottoms else margin) + (lines - len(bottoms)) * self._first_line(bottoms)
         return int(end + margin + 2 * self.frameWidth()) + 1
 
     def line_bottoms(self, count: int) -> list[float]:
@@ -174,26 +173,29 @@ class TokenView(QPlainTextEdit):
         scrolled (fewer when the text has fewer lines). Lines differ in height (hex pieces, emoji
         and fallback fonts make taller rows: 49 px and 43 px in one lane in presentation mode), so
         k lines take what these say, not k times the first. From a block too long to lay out here
-        (4096 characters) on, each line is counted the first line's height, or the font's line."""
+        (4096 characters) on, each line is counted the first line's height."""
         document = self.document()
         top = margin = document.documentMargin()
         bottoms: list[float] = []
         block, key = document.firstBlock(), self._layout_key()
         while block.isValid() and len(bottoms) < count:
             if block.length() >= 4096:  # (laying it out could take long)
-                line = max(bottoms[0] - margin if bottoms else 0.0, self.fontMetrics().lineSpacing())
-                end = bottoms[-1] if bottoms else margin
-                bottoms += [end + n * line for n in range(1, count - len(bottoms) + 1)]
-                break
-            self._lines.ensure(block, key)
+                end, line = bottoms[-1] if bottoms else margin, self._first_line(bottoms)
+                return bottoms + [end + n * line for n in range(1, count - len(bottoms) + 1)]
+            self._lines.ensure(block, key)  # (a lane out of sight is not laid out yet)
             layout = block.layout()
             origin = top + layout.position().y()
             for number in range(min(layout.lineCount(), count - len(bottoms))):
-                line = layout.lineAt(number)
-                bottoms.append(origin + line.y() + line.height())
+                text_line = layout.lineAt(number)
+                bottoms.append(origin + text_line.y() + text_line.height())
             top += document.documentLayout().blockBoundingRect(block).height()
             block = block.next()
         return bottoms
+
+    def _first_line(self, bottoms: list[float]) -> float:
+        """The height of the first line (of those whose `bottoms` are known), or the font's line if taller."""
+        first = bottoms[0] - self.document().documentMargin() if bottoms else 0.0
+        return max(first, self.fontMetrics().lineSpacing())
 
     def line_count(self) -> int:
         """Lines of tokens at the view's width (a text too long to lay out: as far as Qt knows)."""
