@@ -5,10 +5,12 @@ beside the findings. The editor is as tall as its text (a few lines, at most a q
 findings are as wide as their columns, none at all when there are no findings, so the details
 stand in two columns, half as tall; the lanes get what the details and findings leave, or, when
 the lanes hold more than the room, the larger share (they scroll as one, each keeping a few lines).
+Compared lanes that do not all fit share theirs in whole lines, each of its own line height.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from explorer.ui.pane import editor_height, editor_least_height
@@ -33,18 +35,73 @@ def details_least(pane: TokensPane) -> int:
     return EDITOR_LINES * details.fontMetrics().lineSpacing() + 2 * details.frameWidth() + 8
 
 
+def share_lines(heights: Sequence[Sequence[int]], totals: Sequence[int], room: int,
+                most: int | None = None) -> list[int] | None:
+    """How many lines of tokens each compared lane shows in `room` pixels: `heights[i][k - 1]` is
+    lane i's height with k lines, `totals[i]` the lines it has. One line each, then line by line
+    to the lane that shows the smallest share of its lines and still has room for its next one
+    (lanes differ in line height: a lane cut short by a tall line leaves the room to another), up
+    to `most` lines each; None when not even one line each fits.
+
+    >>> share_lines([[100, 150, 200], [90, 140]], [3, 2], 300)  # a third shown, then a half: one more each
+    [2, 2]
+    >>> share_lines([[100, 150, 200], [90, 140]], [3, 2], 250)
+    [2, 1]
+    """
+    counts = [1] * len(heights)
+    spare = room - sum(lane[0] for lane in heights)
+    if spare < 0:
+        return None
+    while True:
+        growing = [i for i, lane in enumerate(heights) if counts[i] < min(len(lane), most or len(lane))
+                   and lane[counts[i]] - lane[counts[i] - 1] <= spare]
+        if not growing:
+            return counts
+        pick = min(growing, key=lambda i: (counts[i] / max(1, totals[i]), i))  # (a tie: the upper lane)
+        spare -= heights[pick][counts[pick]] - heights[pick][counts[pick] - 1]
+        counts[pick] += 1
+
+
+def lane_heights(lane: Lane, most: int) -> list[int]:
+    """The lane's height showing 1, 2, ... of its lines of tokens, up to `most` (fewer if it has fewer)."""
+    chrome = lane.chrome_height()
+    return [chrome + lane.view.lines_height(lines) for lines in range(1, max(1, len(lane.view.line_bottoms(most))) + 1)]
+
+
 def fit_lane_lines(pane: TokensPane, room: int, extra: int) -> int:
     """The lanes' least height once each keeps as many lines as let all fit in `room` with
-    `extra` (legend, handles): MIN_LINES, else fewer, down to one line each. Compared lanes then
-    all show their summary and first lines without the lanes scrolling."""
-    least = 0
-    for lines in range(MIN_LINES, 0, -1):
-        for lane in pane.lanes:
-            lane.min_lines = lines
-        least = sum(lane.minimumSizeHint().height() for lane in pane.lanes) + extra
-        if least <= room:
-            break
-    return least
+    `extra` (legend, handles): MIN_LINES, else fewer, shared line by line (share_lines), down to
+    one line each. Compared lanes then all show their summary and first lines without the lanes
+    scrolling."""
+    heights = [lane_heights(lane, MIN_LINES) for lane in pane.lanes]
+    totals = [lane.view.line_count() for lane in pane.lanes]
+    counts = share_lines(heights, totals, room - extra, MIN_LINES) or [1] * len(pane.lanes)
+    for lane, lines in zip(pane.lanes, counts):
+        lane.min_lines = lines
+    return sum(lane.minimumSizeHint().height() for lane in pane.lanes) + extra
+
+
+def share_lanes(pane: TokensPane, top: int, extra: int) -> int:
+    """Size the compared lanes in a middle part `top` tall with `extra` (legend, handles); returns
+    the height they take. Lanes that all fit get what they hold and the spare shared out evenly.
+    Else each gets its summary and whole lines of its own line height (share_lines): a view does
+    not draw the row its edge cuts (TokenView.whole_lines_bottom), so pixels short of a line would
+    be a blank row-sized gap in the lane; they go to the details below instead."""
+    lanes = pane.lanes
+    room = top - extra
+    wanted = [min(lane.wanted_height(), top) for lane in lanes]
+    most = max(1, room // min(lane.view.fontMetrics().lineSpacing() for lane in lanes) + 1)
+    heights = [lane_heights(lane, most) for lane in lanes] if sum(wanted) > room else []
+    counts = share_lines(heights, [lane.view.line_count() for lane in lanes], room) if heights else None
+    if counts is None:  # (not even a line each: the lanes scroll together)
+        spare = max(0, room - sum(wanted)) // len(wanted)
+        pane.lanes_widget.setSizes([max(w + spare, lane.minimumSizeHint().height()) for w, lane in zip(wanted, lanes)])
+        return top
+    for lane, lines in zip(lanes, counts):
+        lane.min_lines = min(lines, MIN_LINES)  # (its least no more than it gets: else the lanes scroll)
+    sizes = [lane[lines - 1] for lane, lines in zip(heights, counts)]
+    pane.lanes_widget.setSizes(sizes)
+    return sum(sizes) + extra
 
 
 def to_whole_lines(lane: Lane, height: int) -> int:
@@ -52,7 +109,7 @@ def to_whole_lines(lane: Lane, height: int) -> int:
     of tokens, the nearest: its view does not draw the row its edge cuts (TokenView.whole_lines_bottom),
     so those pixels are better given to what is below, or a few taken from it for one more line."""
     view = lane.view
-    line = view.lines_height(2) - view.lines_height(1)
+    line = view.lines_height(1) - view.lines_height(0)  # (the first line's: lines differ, see share_lanes)
     room = height - lane.chrome_height()
     if line <= 0 or room < view.lines_height(1):
         return 0
@@ -126,9 +183,6 @@ def fit_to_content(pane: TokensPane) -> None:
         else:  # a whole number of lines (the view does not draw the row its edge cuts)
             top += to_whole_lines(pane.main_lane, top - legend - handles)
     top = max(0, min(top, room - least_bottom))
+    if comparing:
+        top = share_lanes(pane, top, legend + handles)
     splitter.setSizes([top_editor, top, room - top])
-    if len(pane.lanes) > 1:  # each lane as much as it holds, the spare shared out evenly
-        wanted = [min(lane.wanted_height(), top) for lane in pane.lanes]
-        spare = max(0, top - legend - handles - sum(wanted)) // len(wanted)
-        pane.lanes_widget.setSizes([max(w + spare, lane.minimumSizeHint().height())
-                                    for w, lane in zip(wanted, pane.lanes)])

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 import numpy as np
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QTextBlock, QTextCursor,
                            QTextLayout, QTextLine, QTextOption)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
@@ -161,15 +161,53 @@ class TokenView(QPlainTextEdit):
         return height
 
     def lines_height(self, lines: int) -> int:
-        """Pixels `lines` lines of tokens take, frame and margins included (a lane's least room)."""
+        """Pixels the first `lines` lines of tokens take, frame and margins included (a lane's room
+        for them); past the text's last line, the first line's height for each one more."""
+        bottoms = self.line_bottoms(lines)
+        margin = self.document().documentMargin()
+        end = (bottoms[-1] if bottoms else margin) + (lines - len(bottoms)) * self._first_line(bottoms)
+        return int(end + margin + 2 * self.frameWidth()) + 1
+
+    def line_bottoms(self, count: int) -> list[float]:
+        """Where each of the first `count` lines of tokens ends, from the viewport's top when not
+        scrolled (fewer when the text has fewer lines). Lines differ in height (hex pieces, emoji
+        and fallback fonts make taller rows: 49 px and 43 px in one lane in presentation mode), so
+        k lines take what these say, not k times the first. From a block too long to lay out here
+        (4096 characters) on, each line is counted the first line's height."""
         document = self.document()
-        block = document.firstBlock()
-        if 1 < block.length() < 4096:  # (a lane scrolled out of view is not laid out; a long block: the font's line)
-            self._lines.ensure(block, self._layout_key())
-        layout = block.layout()
-        line = layout.lineAt(0).height() if layout is not None and layout.lineCount() else 0.0
-        line = max(line, self.fontMetrics().lineSpacing())
-        return int(lines * line + 2 * self.frameWidth() + 2 * document.documentMargin()) + 1
+        top = margin = document.documentMargin()
+        bottoms: list[float] = []
+        block, key = document.firstBlock(), self._layout_key()
+        while block.isValid() and len(bottoms) < count:
+            if block.length() >= 4096:  # (laying it out could take long)
+                end, line = bottoms[-1] if bottoms else margin, self._first_line(bottoms)
+                return bottoms + [end + n * line for n in range(1, count - len(bottoms) + 1)]
+            self._lines.ensure(block, key)  # (a lane out of sight is not laid out yet)
+            layout = block.layout()
+            origin = top + layout.position().y()
+            for number in range(min(layout.lineCount(), count - len(bottoms))):
+                text_line = layout.lineAt(number)
+                bottoms.append(origin + text_line.y() + text_line.height())
+            top += document.documentLayout().blockBoundingRect(block).height()
+            block = block.next()
+        return bottoms
+
+    def _first_line(self, bottoms: list[float]) -> float:
+        """The height of the first line (of those whose `bottoms` are known), or the font's line if taller."""
+        first = bottoms[0] - self.document().documentMargin() if bottoms else 0.0
+        return max(first, self.fontMetrics().lineSpacing())
+
+    def line_count(self) -> int:
+        """Lines of tokens at the view's width (a text too long to lay out: as far as Qt knows)."""
+        self.content_height()  # (lays a short text out)
+        return self.document().lineCount()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        """No taller than a line of tokens: a scroll area's own least height (its scroll bar's,
+        a hidden horizontal bar's and the frame: 70 px in presentation mode) is more than a line
+        and a half, and a lane given one line showed it over a blank row-sized gap."""
+        hint = super().minimumSizeHint()
+        return QSize(hint.width(), min(hint.height(), self.lines_height(1)))
 
     def position_of(self, index: int) -> int:
         """Display position where token `index` starts (the end for `len(ids)`)."""
