@@ -71,3 +71,27 @@ def test_three_compared_lanes_end_on_whole_lines(qapp: QApplication, session: Se
             assert max(shown.values()) > 1, f"one line each where the room holds more: {shown}"
     finally:
         close_window(qapp, window)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_lone_lane_of_a_long_text_ends_on_a_whole_line(qapp: QApplication, session: Session, theme: str) -> None:
+    """The lanes scroll (the text is longer than the room): the one lane's view ends on a whole line
+    of its own. Its lines differ in height (hex pieces, emoji), and taken each as tall as the first
+    the lane left 39 px blank at 1280x800 in presentation mode."""
+    session.set_tokenizer(load_tokenizer("cl100k_base"), "cl100k_base")
+    window = open_window(qapp, session, (1280, 800, theme, True), "tokens")
+    try:
+        pane = window.panes["tokens"]
+        pane.set_text(" ".join([TEXT] * 12))
+        settle(qapp, window)
+        assert eventually(qapp, lambda: lanes_laid_out(pane), 20.0), "the lane was not laid out"
+        qapp.processEvents()
+        view = pane.main_lane.view
+        height, bottoms = view.viewport().height(), line_bottoms(view)
+        whole = [bottom for bottom in bottoms if bottom <= height]
+        assert whole and len(whole) < len(bottoms), "the text should not fit: the lane scrolls"
+        undrawn = height - view.whole_lines_bottom()
+        assert undrawn <= view.document().documentMargin() + 2, \
+            f"{undrawn:.0f} px blank under {len(whole)} whole lines (next line {bottoms[len(whole)] - whole[-1]:.0f} px)"
+    finally:
+        close_window(qapp, window)

@@ -93,8 +93,7 @@ def test_a_legend_of_two_lines_is_the_tokens_cost_not_the_details(qapp: QApplica
     # The tokens keep a summary and MIN_LINES lines above the legend at its wrapped height; the
     # details and findings get the rest, up to what they need.
     lane, view = pane.main_lane, pane.main_lane.view
-    least = (lane.counts.height() + MIN_LINES * line_height(view) + 2 * view.frameWidth()
-             + 2 * view.document().documentMargin() + legend.height() + 12)
+    least = lane.counts.height() + view.lines_height(MIN_LINES) + legend.height() + 12  # (its lines' own heights)
     room = sum(pane.splitter.sizes()[1:])
     bottom = pane.splitter.sizes()[2]
     assert bottom >= min(bottom_needed(pane), room - least), f"the details lost room: {pane.splitter.sizes()}"
