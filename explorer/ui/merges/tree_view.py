@@ -128,7 +128,6 @@ class MergeTreeView(QGraphicsView):
         self.font_ = QFont()
         self._press: QPointF | None = None
         self._user_zoomed = False
-        self._box_height = self._row_height = 0.0
         self.fonts: tuple[QFont, ...] = ()
         self._layouts: list[TreeLayout] = []  # roomy, compact (fit picks the one to draw)
         self._layout: TreeLayout | None = None  # the one drawn
@@ -184,10 +183,8 @@ class MergeTreeView(QGraphicsView):
             item.setPos(x_of(node), top_of(node.height))
             self.scene().addItem(item)
             self.nodes.append(item)
-        margin = SCENE_MARGIN
-        self.scene().setSceneRect(QRectF(-margin, -margin, tree.width + 2 * margin,
-                                         tree.height * row_height + box_height + 2 * margin))
-        self.tree, self._box_height, self._row_height, self._layout = tree, box_height, row_height, layout
+        self.scene().setSceneRect(_scene_rect(layout))
+        self.tree, self._layout = tree, layout
         self._extent = QRectF()
         for item in self.nodes:
             self._extent |= item.sceneBoundingRect()
@@ -269,30 +266,41 @@ class MergeTreeView(QGraphicsView):
         and scrolls; one too wide scrolls sideways, the boxes its edges cut drawn without text."""
         if not self._layouts:
             return
-        smallest = self.smallest_scale()
         roomy, compact = self._layouts
-        # The roomy layout when it fits the view's width at the smallest scale, else the compact one.
-        layout = roomy if (roomy.tree.width + 2 * SCENE_MARGIN) * smallest <= self.viewport().width() else compact
+        # The roomy layout unless, at the scale it would be shown at, it is wider than the view.
+        wide = _scene_rect(roomy).width() * self._fitted_scale(roomy) > self.viewport().width()
+        layout = compact if wide else roomy
         if layout is not self._layout:
             self._draw(layout)
-        self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
-        scale = self.transform().m11()
-        if scale > 1.5 or scale < smallest:
-            scale = min(1.5, max(smallest, scale))
-            rect = self.scene().sceneRect()
-            height = self.viewport().height()
-            if rect.height() * scale > height and self._row_height > 0:
-                # As many whole rows as fit at the smallest scale, then the scale that shows just them.
-                rows = max(1, int((height / scale - SCENE_MARGIN - self._box_height) // self._row_height) + 1)
-                shown = SCENE_MARGIN + (rows - 1) * self._row_height + self._box_height + ROW_GAP / 2
-                scale = max(smallest, min(1.5, height / shown))
-            self.resetTransform()
-            self.scale(scale, scale)
+        scale = self._fitted_scale(layout)
+        self.resetTransform()
+        self.scale(scale, scale)
+        rect = self.scene().sceneRect()
+        if rect.width() * scale <= self.viewport().width() and rect.height() * scale <= self.viewport().height():
+            self.centerOn(rect.center())
+        else:
             # The token itself in sight: the root's box at the top, not the scene's middle (a
             # lopsided tree's root sat beyond the left edge, "elecommunications").
             root = next((node for node in self.nodes if node.is_root), None)
-            x = root.pos().x() if root is not None else self.scene().sceneRect().center().x()
-            self.centerOn(x, self.scene().sceneRect().top())
+            self.centerOn(root.pos().x() if root is not None else rect.center().x(), rect.top())
+
+    def _fitted_scale(self, layout: TreeLayout) -> float:
+        """The scale `fit` shows `layout` at (see there)."""
+        rect = _scene_rect(layout)
+        view = self.viewport().rect().adjusted(2, 2, -2, -2)  # (as fitInView)
+        scale = min(view.width() / rect.width(), view.height() / rect.height())
+        smallest = self.smallest_scale()
+        if smallest <= scale <= 1.5:
+            return scale
+        scale = min(1.5, max(smallest, scale))
+        height, box_height = self.viewport().height(), layout.box_height
+        if rect.height() * scale > height:
+            # As many whole rows as fit at the smallest scale, then the scale that shows just them.
+            row_height = box_height + ROW_GAP
+            rows = max(1, int((height / scale - SCENE_MARGIN - box_height) // row_height) + 1)
+            shown = SCENE_MARGIN + (rows - 1) * row_height + box_height + ROW_GAP / 2
+            scale = max(smallest, min(1.5, height / shown))
+        return scale
 
     def painted_fonts(self) -> list[QFont]:
         """The fonts the boxes are drawn in, at the view's scale (tests check none is too small)."""
@@ -404,3 +412,10 @@ class MergeTreeView(QGraphicsView):
         painter.fillRect(QRectF(0, 0, rect.width(), rect.height()), QColor("#202124" if self.dark else "#ffffff"))
         self.scene().render(painter, QRectF(0, 0, rect.width(), rect.height()), rect)
         return painter.end()
+
+
+def _scene_rect(layout: TreeLayout) -> QRectF:
+    """The scene `layout` is drawn in: its boxes and a margin around them."""
+    tree, margin = layout.tree, SCENE_MARGIN
+    return QRectF(-margin, -margin, tree.width + 2 * margin,
+                  tree.height * (layout.box_height + ROW_GAP) + layout.box_height + 2 * margin)
