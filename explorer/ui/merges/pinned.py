@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QRect, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyleOptionHeader, QTableView, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHeaderView, QStyle, QStyleOptionHeader, QStyleOptionViewItem, QTableView, QWidget)
 
 from explorer.ui.cell_width import cell_margin
 
@@ -209,7 +210,9 @@ class CutColumnCover(QWidget):
         palette = table.palette()
         group = QPalette.ColorGroup.Active if table.hasFocus() else QPalette.ColorGroup.Inactive
         painter.fillRect(QRect(0, top, self.width(), self.height() - top), palette.color(group, QPalette.ColorRole.Base))
-        grid = QColor(table.style().styleHint(QStyle.StyleHint.SH_Table_GridLineColor, None, table) & 0xFFFFFFFF)
+        cell = QStyleOptionViewItem()
+        cell.initFrom(table)  # (the style's grid colour follows the palette it is given)
+        grid = QColor.fromRgba(table.style().styleHint(QStyle.StyleHint.SH_Table_GridLineColor, cell, table) & 0xFFFFFFFF)
         selection, model = table.selectionModel(), table.model()
         first, last = table.rowAt(0), table.rowAt(table.viewport().height() - 1)
         if first < 0 or model is None:
