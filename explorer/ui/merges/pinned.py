@@ -3,14 +3,16 @@
 The vocabulary table is wider than its pane; scrolled sideways, a plain QTableView cuts the id
 column ("0781" for id 100781) or hides it. Here a second view, sharing the model and the
 selection, shows only column 0 over the left edge of the viewport (Qt's "frozen column" example),
-and the column is as wide as the widest id, so an id is never cut.
+and the column is as wide as the widest id, so an id is never cut. At the right edge, the column
+the viewport cuts is covered by its empty cells ("(2985" of "(29852)" read as another number).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QRect, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHeaderView, QStyle, QStyleOptionHeader, QStyleOptionViewItem, QTableView, QWidget)
 
 from explorer.ui.cell_width import cell_margin
 
@@ -45,6 +47,9 @@ class PinnedColumnTable(QTableView):
         self.pinned.horizontalHeader().sectionClicked.connect(self._on_pinned_header_clicked)
         self._snapping = False
         self.horizontalScrollBar().valueChanged.connect(self._snap_to_column)
+        self.cover = CutColumnCover(self)
+        self.horizontalScrollBar().valueChanged.connect(self._place_cover)
+        self.verticalScrollBar().valueChanged.connect(self.cover.update)
 
     # Keeping the two views one
 
@@ -52,6 +57,7 @@ class PinnedColumnTable(QTableView):
         super().setModel(model)
         self.pinned.setModel(model)
         self.pinned.setSelectionModel(self.selectionModel())
+        self.selectionModel().selectionChanged.connect(self.cover.update)
         if model is not None:
             model.modelReset.connect(self._show_only_first)
             model.layoutChanged.connect(self._show_only_first)
@@ -82,6 +88,7 @@ class PinnedColumnTable(QTableView):
     def _on_header_section_resized(self, section: int, _old: int, _new: int) -> None:
         if section == 0:
             self._sync()
+        self._place_cover()
 
     def _sync(self) -> None:
         self.pinned.setColumnWidth(0, self.columnWidth(0))
@@ -96,6 +103,7 @@ class PinnedColumnTable(QTableView):
                                 self.viewport().height() + self.horizontalHeader().height())
         self.pinned.setVisible(self.model() is not None and not self.isColumnHidden(0))
         self._follow_vertically()
+        self._place_cover()
 
     def _follow_vertically(self, *_: int) -> None:
         """Rows at the same height as the main view's (its header's pixel offset, whatever the scroll bar says)."""
@@ -140,6 +148,30 @@ class PinnedColumnTable(QTableView):
             finally:
                 self._snapping = False
 
+    # The column the right edge cuts: covered
+
+    def cut_column(self) -> tuple[int, int] | None:
+        """The column the viewport's right edge cuts, and the viewport x where its visible part
+        starts (never under the pinned column); None when the last column shown ends in view."""
+        header, width = self.horizontalHeader(), self.viewport().width()
+        for column in range(1, header.count()):
+            left = header.sectionViewportPosition(column)
+            if not header.isSectionHidden(column) and left < width < left + header.sectionSize(column):
+                return column, max(left, self.columnWidth(0) if self.pinned.isVisible() else 0)
+        return None
+
+    def _place_cover(self, *_: int) -> None:
+        cut = self.cut_column()
+        if cut is None or self.model() is None:
+            self.cover.hide()
+            return
+        viewport, header = self.viewport().geometry(), self.horizontalHeader()
+        top = header.geometry().top() if header.isVisible() else viewport.top()
+        self.cover.setGeometry(QRect(viewport.left() + cut[1], top, viewport.width() - cut[1], viewport.bottom() - top + 1))
+        self.cover.show()
+        self.cover.raise_()
+        self.cover.update()
+
     # Never leave the current cell under the pinned column
 
     def scrollTo(self, index: QModelIndex | QPersistentModelIndex,  # noqa: N802 (Qt override)
@@ -150,3 +182,47 @@ class PinnedColumnTable(QTableView):
             if hidden > 0:
                 bar = self.horizontalScrollBar()
                 bar.setValue(bar.value() - hidden)
+
+
+class CutColumnCover(QWidget):
+    """The visible part of the column the table's right edge cuts, drawn as empty cells: an empty
+    header, each row's background and grid line, no text. Clicks go through to the table."""
+
+    def __init__(self, table: PinnedColumnTable) -> None:
+        super().__init__(table)
+        self.table = table
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.hide()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        table, painter = self.table, QPainter(self)
+        header = table.horizontalHeader()
+        top = 0
+        if header.isVisible():
+            option = QStyleOptionHeader()
+            option.initFrom(header)
+            option.rect = QRect(0, 0, self.width() + 8, header.height())  # (its right border out of sight)
+            option.state |= QStyle.StateFlag.State_Raised | QStyle.StateFlag.State_Horizontal
+            option.orientation = Qt.Orientation.Horizontal
+            option.text = ""
+            table.style().drawControl(QStyle.ControlElement.CE_Header, option, painter, header)
+            top = header.height()
+        palette = table.palette()
+        group = QPalette.ColorGroup.Active if table.hasFocus() else QPalette.ColorGroup.Inactive
+        painter.fillRect(QRect(0, top, self.width(), self.height() - top), palette.color(group, QPalette.ColorRole.Base))
+        cell = QStyleOptionViewItem()
+        cell.initFrom(table)  # (the style's grid colour follows the palette it is given)
+        grid = QColor.fromRgba(table.style().styleHint(QStyle.StyleHint.SH_Table_GridLineColor, cell, table) & 0xFFFFFFFF)
+        selection, model = table.selectionModel(), table.model()
+        first, last = table.rowAt(0), table.rowAt(table.viewport().height() - 1)
+        if first < 0 or model is None:
+            return
+        for row in range(first, (last if last >= 0 else model.rowCount() - 1) + 1):  # (the rows in view)
+            y, row_height = top + table.rowViewportPosition(row), table.rowHeight(row)
+            if selection is not None and selection.isRowSelected(row, QModelIndex()):
+                role = QPalette.ColorRole.Highlight
+            else:
+                role = QPalette.ColorRole.AlternateBase if table.alternatingRowColors() and row % 2 else QPalette.ColorRole.Base
+            painter.fillRect(QRect(0, y, self.width(), row_height), palette.color(group, role))
+            if table.showGrid():
+                painter.fillRect(QRect(0, y + row_height - 1, self.width(), 1), grid)
