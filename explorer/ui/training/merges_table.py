@@ -1,24 +1,20 @@
 """The merges table's columns at any zoom: the new token takes the room the others leave, but never
 less than a few characters, and when that makes the table wider than its view, it scrolls sideways
-with the merge number pinned at the left (so a row is never read without knowing which merge it is).
-
-The pinned column is a second view over the table's left edge that shows column 0 only, sharing
-the table's model, selection and vertical scrolling (as Qt's frozen-column example does); it is
-shown only while the table can scroll sideways.
+with the merge number pinned at the left (a PinnedColumnTable: a row is never read without knowing
+which merge it is).
 """
 
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 
 class FittedColumns(QObject):
     """Column `stretch` of `table` fills the width left, at least `minimum` px; each of `parts`
     takes a quarter of the room the text columns share, at least `part_minimum` px (with the parts
-    at their least, a wide table gave the new token 340 px beside parts cut to '<E8 …'); column 0
-    pinned."""
+    at their least, a wide table gave the new token 340 px beside parts cut to '<E8 …')."""
 
     def __init__(self, table: QTableView, stretch: int, parts: tuple[int, ...] = ()) -> None:
         super().__init__(table)
@@ -32,31 +28,7 @@ class FittedColumns(QObject):
         header.setStretchLastSection(False)
         # By pixels: scrolled by whole columns, the first one shown would sit under the pinned one.
         table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.pinned = QTableView(table)
-        self.pinned.setObjectName(f"{table.objectName()}Pinned")
-        self.pinned.setModel(table.model())
-        self.pinned.setSelectionModel(table.selectionModel())
-        self.pinned.setSelectionBehavior(table.selectionBehavior())
-        self.pinned.setAlternatingRowColors(table.alternatingRowColors())
-        self.pinned.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.pinned.setFrameShape(QTableView.Shape.NoFrame)
-        self.pinned.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.pinned.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.pinned.setVerticalScrollMode(table.verticalScrollMode())
-        self.pinned.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.pinned.verticalHeader().hide()
-        self.pinned.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.pinned.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        for column in range(1, table.model().columnCount()):
-            self.pinned.setColumnHidden(column, True)
-        self.pinned.hide()
-        mine, theirs = self.pinned.verticalScrollBar(), table.verticalScrollBar()
-        theirs.valueChanged.connect(mine.setValue)
-        mine.valueChanged.connect(theirs.setValue)
-        mine.rangeChanged.connect(lambda *_: mine.setValue(theirs.value()))  # rows inserted: catch up
-        self.pinned.doubleClicked.connect(table.doubleClicked)
         header.sectionResized.connect(self._on_header_section_resized)
-        table.horizontalScrollBar().rangeChanged.connect(lambda *_: self._place())
         table.viewport().installEventFilter(self)
 
     def set_minimum(self, minimum: int, part_minimum: int = 0) -> None:
@@ -85,29 +57,10 @@ class FittedColumns(QObject):
         width = max(self.minimum, self.table.viewport().width() - others)
         if header.sectionSize(self.stretch) != width:
             header.resizeSection(self.stretch, width)
-        self._place()
-
-    def _place(self) -> None:
-        scrolls = self.table.horizontalScrollBar().maximum() > 0
-        self.pinned.setVisible(scrolls)
-        if not scrolls:
-            return
-        self.pinned.setFont(self.table.font())
-        rows = self.table.verticalHeader().defaultSectionSize()
-        self.pinned.verticalHeader().setDefaultSectionSize(rows)
-        self.pinned.horizontalHeader().setFixedHeight(self.table.horizontalHeader().height())
-        width = self.table.columnWidth(0)
-        self.pinned.setColumnWidth(0, width)
-        frame = self.table.frameWidth()
-        self.pinned.setGeometry(frame, frame, width,
-                                self.table.viewport().height() + self.table.horizontalHeader().height())
-        self.pinned.verticalScrollBar().setValue(self.table.verticalScrollBar().value())
 
     def _on_header_section_resized(self, column: int, _old: int, _new: int) -> None:
         if column != self.stretch:
             self.fit()
-        else:
-            self._place()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         # (events reach the filter while the table is being destroyed: then there is nothing to fit)

@@ -14,8 +14,7 @@ from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHeaderView,
-    QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QTableView, QVBoxLayout,
-    QWidget)
+    QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget)
 
 from explorer.core.plural import plural
 from explorer import __version__
@@ -28,6 +27,7 @@ from explorer.core.algorithms.training_run import TrainingSettings, build_tokeni
 from explorer.ui.combo import TextWideCombo
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import PAINT_BANDS, Pane, WrappingLabel
+from explorer.ui.pinned import PinnedColumnTable
 from explorer.ui.session import Session
 from explorer.ui.side_column import SideColumn, fit_side
 from explorer.ui.timers import call_later
@@ -122,9 +122,10 @@ class TrainingPane(Pane):
         self.follow.setChecked(True)
         table_layout.addWidget(self.follow)
         self.model = MergesModel(self)
-        self.table = QTableView()
+        self.table = PinnedColumnTable()  # wider than its room, it scrolls sideways: the merge number stays
         self.table.setModel(self.model)
         self.table.setObjectName("mergesTable")
+        self.table.pinned.setObjectName("mergesTablePinned")
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().hide()

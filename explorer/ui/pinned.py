@@ -3,7 +3,8 @@
 The vocabulary table is wider than its pane; scrolled sideways, a plain QTableView cuts the id
 column ("0781" for id 100781) or hides it. Here a second view, sharing the model and the
 selection, shows only column 0 over the left edge of the viewport (Qt's "frozen column" example),
-and the column is as wide as the widest id, so an id is never cut.
+and the column is as wide as the widest id, so an id is never cut. The Training pane's merges
+table pins its merge number the same way.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ class PinnedColumnTable(QTableView):
         self.pinned.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.pinned.verticalHeader().hide()
         self.pinned.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.pinned.horizontalHeader().setSortIndicatorShown(True)
         self.pinned.horizontalHeader().setSectionsClickable(True)
         self.pinned.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.pinned.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -43,6 +43,7 @@ class PinnedColumnTable(QTableView):
         self.horizontalHeader().sectionResized.connect(self._on_header_section_resized)
         self.horizontalHeader().sortIndicatorChanged.connect(self._on_header_sort_indicator_changed)
         self.pinned.horizontalHeader().sectionClicked.connect(self._on_pinned_header_clicked)
+        self.pinned.doubleClicked.connect(self.doubleClicked)  # (a row opened from its pinned cell too)
         self._snapping = False
         self.horizontalScrollBar().valueChanged.connect(self._snap_to_column)
 
@@ -83,7 +84,14 @@ class PinnedColumnTable(QTableView):
         if section == 0:
             self._sync()
 
+    def setSortingEnabled(self, enable: bool) -> None:  # noqa: N802 (Qt override)
+        """The pinned title shows the sort arrow only in a table that sorts (a merges table does not)."""
+        super().setSortingEnabled(enable)
+        first = self.horizontalHeader().sortIndicatorSection() == 0
+        self.pinned.horizontalHeader().setSortIndicatorShown(enable and first)
+
     def _sync(self) -> None:
+        self.pinned.setFont(self.font())
         self.pinned.setColumnWidth(0, self.columnWidth(0))
         self.pinned.verticalHeader().setDefaultSectionSize(self.verticalHeader().defaultSectionSize())
         self.pinned.horizontalHeader().setFixedHeight(self.horizontalHeader().height())
@@ -111,13 +119,15 @@ class PinnedColumnTable(QTableView):
     # Sorting from the pinned header, and its indicator
 
     def _on_pinned_header_clicked(self, section: int) -> None:
+        if not self.isSortingEnabled():
+            return
         header = self.horizontalHeader()
         ascending = header.sortIndicatorSection() != section or header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
         self.sortByColumn(section, Qt.SortOrder.AscendingOrder if ascending else Qt.SortOrder.DescendingOrder)
 
     def _on_header_sort_indicator_changed(self, section: int, order: Qt.SortOrder) -> None:
         pinned = self.pinned.horizontalHeader()
-        pinned.setSortIndicatorShown(section == 0)
+        pinned.setSortIndicatorShown(self.isSortingEnabled() and section == 0)
         pinned.setSortIndicator(0 if section == 0 else -1, order)
 
     # Scrolling sideways by whole columns: a column is either beside the pinned one or hidden under it,
