@@ -35,7 +35,8 @@ class PinnedColumnTable(QTableView):
         self.pinned.setFrameShape(QTableView.Shape.NoFrame)
         self.pinned.setWordWrap(False)
         self.viewport().stackUnder(self.pinned)
-        self.pinned.verticalScrollBar().valueChanged.connect(self.verticalScrollBar().setValue)
+        self._following = False  # (the pinned view being moved to the main one's rows, not scrolled by the user)
+        self.pinned.verticalScrollBar().valueChanged.connect(self._on_pinned_scrolled)
         self.verticalScrollBar().valueChanged.connect(self._follow_vertically)
         # The main view may scroll before the pinned one knows its rows (a token shown as the table
         # arrives): a value beyond the pinned range was clipped, so follow again once it has grown.
@@ -105,9 +106,21 @@ class PinnedColumnTable(QTableView):
         self.pinned.setVisible(self.model() is not None and not self.isColumnHidden(0))
         self._follow_vertically()
 
+    def _on_pinned_scrolled(self, value: int) -> None:
+        """A wheel turned over the pinned column scrolls the table."""
+        if not self._following:
+            self.verticalScrollBar().setValue(value)
+
     def _follow_vertically(self, *_: int) -> None:
-        """Rows at the same height as the main view's (its header's pixel offset, whatever the scroll bar says)."""
-        self.pinned.verticalScrollBar().setValue(self.verticalScrollBar().value())
+        """Rows at the same height as the main view's (its header's pixel offset, whatever the scroll bar says).
+        Not back: the pinned view lays out new rows later than the main one, and its scroll bar,
+        clipped to the rows it knew, sent the table back a batch (following the newest merge of a
+        training run stopped short of it)."""
+        self._following = True
+        try:
+            self.pinned.verticalScrollBar().setValue(self.verticalScrollBar().value())
+        finally:
+            self._following = False
         if self.pinned.verticalHeader().offset() != self.verticalHeader().offset():
             self.pinned.verticalHeader().setOffset(self.verticalHeader().offset())
             self.pinned.viewport().update()
