@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionViewItem, QTableView
 
 from explorer.core.algorithms.train import Merge
 from explorer.ui.main_window import MainWindow
-from explorer.ui.training.model import COLUMNS
+from explorer.ui.training.model import COLUMNS, LEFT, NEW, RIGHT
 from tests.ui.test_no_elided_choice import CONFIGURATIONS
 from tests.ui.windows import configuration_id, session_window, settle
 
@@ -86,6 +86,10 @@ def test_no_merge_cell_is_elided(qapp: QApplication, window: MainWindow) -> None
         settle(qapp, window)
         cut += [f"{end}: {what}" for what in cut_cells(table)]
     assert not cut, "\n".join(cut)
+    model = pane.model  # type: ignore[attr-defined]
+    for column in (LEFT, RIGHT, NEW):  # and each text whole in its tooltip too (a column the user narrowed)
+        index = model.index(model.rowCount() - 1, column)
+        assert str(index.data(Qt.ItemDataRole.ToolTipRole)).endswith("\n" + str(index.data()))
     if table.horizontalScrollBar().maximum() > 0:  # too wide for the view: the merge number stays in sight
         table.horizontalScrollBar().setValue(table.horizontalScrollBar().maximum())
         qapp.processEvents()
