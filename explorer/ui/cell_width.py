@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from PySide6.QtGui import QFontMetricsF
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QStyle, QTableView
 
 
@@ -20,10 +20,11 @@ def cell_margin(view: QTableView) -> int:
     return 2 * (view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1)
 
 
-def column_width(view: QTableView, column: int, texts: Iterable[str]) -> int:
+def column_width(view: QTableView, column: int, texts: Iterable[str], font: QFont | None = None) -> int:
     """Pixels column `column` of `view` needs to show each of `texts` and its title whole: as
-    much as Qt's `sizeHintForColumn` gives (the text's width rounded up, the margins, the grid line)."""
-    widest = max(map(QFontMetricsF(view.font()).horizontalAdvance, texts), default=0.0)
+    much as Qt's `sizeHintForColumn` gives (the text's width rounded up, the margins, the grid line).
+    `font`: the cells' own (a model's FontRole), if not the view's."""
+    widest = max(map(QFontMetricsF(font or view.font()).horizontalAdvance, texts), default=0.0)
     # (+1: text shaped with fallback fonts, Devanagari or Arabic, can come out a pixel wider)
     cells = math.ceil(widest) + 1 + cell_margin(view) + (1 if view.showGrid() else 0)
     return max(cells, view.horizontalHeader().sectionSizeHint(column))

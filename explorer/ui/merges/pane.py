@@ -28,7 +28,7 @@ from explorer.ui.merges.filter_bar import FilterBar
 from explorer.ui.merges.history import History
 from explorer.ui.merges.loader import VocabLoader
 from explorer.ui.merges.model import COLUMNS, TOKEN_ID_ROLE, VocabModel
-from explorer.ui.merges.pinned import SORT_ARROW, PinnedColumnTable
+from explorer.ui.pinned import SORT_ARROW, PinnedColumnTable
 from explorer.ui.merges.trace import TracePanel
 from explorer.ui.merges.token_panel import TokenContext, TokenPanel
 from explorer.ui.pane import Pane

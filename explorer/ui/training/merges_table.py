@@ -1,24 +1,30 @@
 """The merges table's columns at any zoom: the new token takes the room the others leave, but never
-less than a few characters, and when that makes the table wider than its view, it scrolls sideways
-with the merge number pinned at the left (so a row is never read without knowing which merge it is).
-
-The pinned column is a second view over the table's left edge that shows column 0 only, sharing
-the table's model, selection and vertical scrolling (as Qt's frozen-column example does); it is
-shown only while the table can scroll sideways.
+less than a few characters; no text column is narrower than the texts of the rows in view, so no
+cell elides ('<E0 …' for the piece of a Devanagari letter); and when that makes the table wider
+than its view, it scrolls sideways with the merge number pinned at the left (a PinnedColumnTable:
+a row is never read without knowing which merge it is).
 """
 
 from __future__ import annotations
 
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+
+from explorer.ui.cell_width import column_width
+from explorer.ui.timers import call_later
 
 
 class FittedColumns(QObject):
     """Column `stretch` of `table` fills the width left, at least `minimum` px; each of `parts`
     takes a quarter of the room the text columns share, at least `part_minimum` px (with the parts
-    at their least, a wide table gave the new token 340 px beside parts cut to '<E8 …'); column 0
-    pinned."""
+    at their least, a wide table gave the new token 340 px beside parts cut to '<E8 …'); and each
+    of these text columns at least as wide as the texts of the rows in view need.
+
+    Rows are measured as they come into view (a run of 100,000 merges is never measured whole),
+    and a column keeps the width it grew to until the font changes or the table is emptied: it
+    does not narrow and widen again under the reader's eyes as the table scrolls."""
 
     def __init__(self, table: QTableView, stretch: int, parts: tuple[int, ...] = ()) -> None:
         super().__init__(table)
@@ -27,40 +33,74 @@ class FittedColumns(QObject):
         self.parts = parts
         self.minimum = 0
         self.part_minimum = 0
+        self.content: dict[int, int] = {}  # text column -> pixels the rows measured so far need
+        self._measured: set[int] = set()  # rows measured at this font (a row's texts never change)
+        self._measure_due = False
         header = table.horizontalHeader()
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Fixed)  # set here, to fit (see fit)
         header.setStretchLastSection(False)
         # By pixels: scrolled by whole columns, the first one shown would sit under the pinned one.
         table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.pinned = QTableView(table)
-        self.pinned.setObjectName(f"{table.objectName()}Pinned")
-        self.pinned.setModel(table.model())
-        self.pinned.setSelectionModel(table.selectionModel())
-        self.pinned.setSelectionBehavior(table.selectionBehavior())
-        self.pinned.setAlternatingRowColors(table.alternatingRowColors())
-        self.pinned.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.pinned.setFrameShape(QTableView.Shape.NoFrame)
-        self.pinned.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.pinned.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.pinned.setVerticalScrollMode(table.verticalScrollMode())
-        self.pinned.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.pinned.verticalHeader().hide()
-        self.pinned.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.pinned.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        for column in range(1, table.model().columnCount()):
-            self.pinned.setColumnHidden(column, True)
-        self.pinned.hide()
-        mine, theirs = self.pinned.verticalScrollBar(), table.verticalScrollBar()
-        theirs.valueChanged.connect(mine.setValue)
-        mine.valueChanged.connect(theirs.setValue)
-        mine.rangeChanged.connect(lambda *_: mine.setValue(theirs.value()))  # rows inserted: catch up
-        self.pinned.doubleClicked.connect(table.doubleClicked)
         header.sectionResized.connect(self._on_header_section_resized)
-        table.horizontalScrollBar().rangeChanged.connect(lambda *_: self._place())
         table.viewport().installEventFilter(self)
+        table.verticalScrollBar().valueChanged.connect(self.measure)  # (before the rows scrolled to are painted)
+        table.model().rowsInserted.connect(self.measure_later)
+        table.model().modelReset.connect(self._on_model_reset)
 
     def set_minimum(self, minimum: int, part_minimum: int = 0) -> None:
+        """The least widths at a new font; the rows in view are measured again in it."""
         self.minimum, self.part_minimum = minimum, part_minimum
+        self.content.clear()
+        self._measured.clear()
+        self._share()
+        self.fit()
+        self.measure()
+
+    def least_width(self) -> int:
+        """Pixels the columns need side by side, the stretching one at its least."""
+        header = self.table.horizontalHeader()
+        others = sum(header.sectionSize(c) for c in range(header.count()) if c != self.stretch
+                     and not header.isSectionHidden(c))
+        return others + max(self.minimum, self.content.get(self.stretch, 0))
+
+    def measure_later(self, *_: object) -> None:
+        """Measure on the next turn, once: rows just inserted, or a viewport just resized, are laid
+        out by the view after this signal."""
+        if not self._measure_due:
+            self._measure_due = True
+            call_later(self, self.measure)
+
+    def measure(self, *_: object) -> None:
+        """Widen each text column whose rows in view need more room than it has."""
+        self._measure_due = False
+        table, model = self.table, self.table.model()
+        first = table.rowAt(0)
+        if first < 0:
+            return
+        last = table.rowAt(table.viewport().height() - 1)
+        last = model.rowCount() - 1 if last < 0 else last
+        # (the newest row again: it is in bold)
+        rows = [row for row in range(first, last + 1) if row not in self._measured or row == model.rowCount() - 1]
+        self._measured.update(rows)
+        grown = False
+        for column in (*self.parts, self.stretch) if rows else ():
+            by_font: dict[str, tuple[QFont | None, list[str]]] = {}
+            for row in rows:
+                index = model.index(row, column)
+                font = index.data(Qt.ItemDataRole.FontRole)
+                font = font if isinstance(font, QFont) else None
+                by_font.setdefault(font.key() if font else "", (font, []))[1].append(str(index.data() or ""))
+            needed = max(column_width(table, column, texts, font) for font, texts in by_font.values())
+            if needed > self.content.get(column, 0):
+                self.content[column] = needed
+                grown = True
+        if grown:
+            self._share()
+            self.fit()
+
+    def _on_model_reset(self) -> None:
+        self.content.clear()
+        self._measured.clear()
         self._share()
         self.fit()
 
@@ -72,8 +112,9 @@ class FittedColumns(QObject):
         header = self.table.horizontalHeader()
         fixed = sum(header.sectionSize(c) for c in range(header.count())
                     if c != self.stretch and c not in self.parts and not header.isSectionHidden(c))
-        width = max(self.part_minimum, (self.table.viewport().width() - fixed) // 4)
+        share = max(self.part_minimum, (self.table.viewport().width() - fixed) // 4)
         for column in self.parts:
+            width = max(share, self.content.get(column, 0))
             if header.sectionSize(column) != width:
                 header.resizeSection(column, width)
 
@@ -82,36 +123,18 @@ class FittedColumns(QObject):
         header = self.table.horizontalHeader()
         others = sum(header.sectionSize(c) for c in range(header.count()) if c != self.stretch
                      and not header.isSectionHidden(c))
-        width = max(self.minimum, self.table.viewport().width() - others)
+        width = max(self.minimum, self.content.get(self.stretch, 0), self.table.viewport().width() - others)
         if header.sectionSize(self.stretch) != width:
             header.resizeSection(self.stretch, width)
-        self._place()
-
-    def _place(self) -> None:
-        scrolls = self.table.horizontalScrollBar().maximum() > 0
-        self.pinned.setVisible(scrolls)
-        if not scrolls:
-            return
-        self.pinned.setFont(self.table.font())
-        rows = self.table.verticalHeader().defaultSectionSize()
-        self.pinned.verticalHeader().setDefaultSectionSize(rows)
-        self.pinned.horizontalHeader().setFixedHeight(self.table.horizontalHeader().height())
-        width = self.table.columnWidth(0)
-        self.pinned.setColumnWidth(0, width)
-        frame = self.table.frameWidth()
-        self.pinned.setGeometry(frame, frame, width,
-                                self.table.viewport().height() + self.table.horizontalHeader().height())
-        self.pinned.verticalScrollBar().setValue(self.table.verticalScrollBar().value())
 
     def _on_header_section_resized(self, column: int, _old: int, _new: int) -> None:
         if column != self.stretch:
             self.fit()
-        else:
-            self._place()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         # (events reach the filter while the table is being destroyed: then there is nothing to fit)
         if event.type() == QEvent.Type.Resize and shiboken6.isValid(self.table) and watched is self.table.viewport():
             self._share()
             self.fit()
+            self.measure_later()  # (taller: more rows in view)
         return super().eventFilter(watched, event)

@@ -128,7 +128,10 @@ class MergesModel(QAbstractTableModel):
                 return None
             token_id = {LEFT: merge.left, RIGHT: merge.right, NEW: merge.new_id}[column]
             data = self.vocab[token_id]
-            return f"id {token_id}: {len(data)} byte{'s' if len(data) != 1 else ''} ({data.hex(' ').upper()})"
+            # Then the text whole, should the user narrow the column until it elides (on a line of
+            # its own after the id: first, a token such as '<b>' or '<DD 8A>' would make Qt take it for HTML)
+            return (f"id {token_id}: {len(data)} byte{'s' if len(data) != 1 else ''} ({data.hex(' ').upper()})\n"
+                    f"{self.data(index)}")
         if role == MergeRole:
             return merge
         return {LEFT: merge.left, RIGHT: merge.right}.get(column, merge.new_id)  # TokenIdRole

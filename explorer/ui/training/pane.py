@@ -14,8 +14,7 @@ from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHeaderView,
-    QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QTableView, QVBoxLayout,
-    QWidget)
+    QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget)
 
 from explorer.core.plural import plural
 from explorer import __version__
@@ -28,6 +27,7 @@ from explorer.core.algorithms.training_run import TrainingSettings, build_tokeni
 from explorer.ui.combo import TextWideCombo
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import PAINT_BANDS, Pane, WrappingLabel
+from explorer.ui.pinned import PinnedColumnTable
 from explorer.ui.session import Session
 from explorer.ui.side_column import SideColumn, fit_side
 from explorer.ui.timers import call_later
@@ -122,9 +122,10 @@ class TrainingPane(Pane):
         self.follow.setChecked(True)
         table_layout.addWidget(self.follow)
         self.model = MergesModel(self)
-        self.table = QTableView()
+        self.table = PinnedColumnTable()  # wider than its room, it scrolls sideways: the merge number stays
         self.table.setModel(self.model)
         self.table.setObjectName("mergesTable")
+        self.table.pinned.setObjectName("mergesTablePinned")
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().hide()
@@ -639,10 +640,10 @@ class TrainingPane(Pane):
         digits = QFontMetrics(self.table.font()).horizontalAdvance("0") + 1
         for column, width in ((RANK, 7), (ID, 6), (COUNT, 8), (TIE, 5)):  # room for 100,000 / 200000 / 1,000,000
             self.table.horizontalHeader().resizeSection(column, digits * width + 12)
+        metrics_height = max(font.pointSize() * 2, 20)
+        self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)  # (first: the rows in view are measured)
         letters = QFontMetrics(font).horizontalAdvance("0")
         self.columns.set_minimum(letters * NEW_CHARS + 12, letters * PART_CHARS + 12)  # (narrower: it scrolls sideways)
-        metrics_height = max(font.pointSize() * 2, 20)
-        self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)
         status_font = QFont(self.font().family(), max(font.pointSize(), 10))
         self.status.setFont(status_font)
         self._status_lines = QFontMetrics(status_font).lineSpacing() * 2 + 6
@@ -658,9 +659,8 @@ class TrainingPane(Pane):
         # Then the merges table as wide as its columns need, if the plots keep PLOTS_WIDTH beside it
         # (at 1920x1080 in presentation mode both fit; narrower, the table scrolls sideways)
         body = self.body_split.sizes()
-        header = self.table.horizontalHeader()
-        needed = (sum(header.sectionSize(c) for c in range(header.count()) if c != NEW) + self.columns.minimum
-                  + self.table.verticalScrollBar().sizeHint().width() + 2 * self.table.frameWidth())
+        needed = (self.columns.least_width() + self.table.verticalScrollBar().sizeHint().width()
+                  + 2 * self.table.frameWidth())
         if len(body) == 2 and body[0] < needed <= sum(body) - PLOTS_WIDTH:
             self.body_split.setSizes([needed, sum(body) - needed])
 

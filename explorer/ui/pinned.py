@@ -5,6 +5,7 @@ column ("0781" for id 100781) or hides it. Here a second view, sharing the model
 selection, shows only column 0 over the left edge of the viewport (Qt's "frozen column" example),
 and the column is as wide as the widest id, so an id is never cut. At the right edge, the column
 the viewport cuts is covered by its empty cells ("(2985" of "(29852)" read as another number).
+The Training pane's merges table pins its merge number the same way.
 """
 
 from __future__ import annotations
@@ -30,14 +31,14 @@ class PinnedColumnTable(QTableView):
         self.pinned.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.pinned.verticalHeader().hide()
         self.pinned.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.pinned.horizontalHeader().setSortIndicatorShown(True)
         self.pinned.horizontalHeader().setSectionsClickable(True)
         self.pinned.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.pinned.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.pinned.setFrameShape(QTableView.Shape.NoFrame)
         self.pinned.setWordWrap(False)
         self.viewport().stackUnder(self.pinned)
-        self.pinned.verticalScrollBar().valueChanged.connect(self.verticalScrollBar().setValue)
+        self._following = False  # (the pinned view being moved to the main one's rows, not scrolled by the user)
+        self.pinned.verticalScrollBar().valueChanged.connect(self._on_pinned_scrolled)
         self.verticalScrollBar().valueChanged.connect(self._follow_vertically)
         # The main view may scroll before the pinned one knows its rows (a token shown as the table
         # arrives): a value beyond the pinned range was clipped, so follow again once it has grown.
@@ -45,6 +46,7 @@ class PinnedColumnTable(QTableView):
         self.horizontalHeader().sectionResized.connect(self._on_header_section_resized)
         self.horizontalHeader().sortIndicatorChanged.connect(self._on_header_sort_indicator_changed)
         self.pinned.horizontalHeader().sectionClicked.connect(self._on_pinned_header_clicked)
+        self.pinned.doubleClicked.connect(self.doubleClicked)  # (a row opened from its pinned cell too)
         self._snapping = False
         self.horizontalScrollBar().valueChanged.connect(self._snap_to_column)
         self.cover = CutColumnCover(self)
@@ -90,7 +92,14 @@ class PinnedColumnTable(QTableView):
             self._sync()
         self._place_cover()
 
+    def setSortingEnabled(self, enable: bool) -> None:  # noqa: N802 (Qt override)
+        """The pinned title shows the sort arrow only in a table that sorts (a merges table does not)."""
+        super().setSortingEnabled(enable)
+        first = self.horizontalHeader().sortIndicatorSection() == 0
+        self.pinned.horizontalHeader().setSortIndicatorShown(enable and first)
+
     def _sync(self) -> None:
+        self.pinned.setFont(self.font())
         self.pinned.setColumnWidth(0, self.columnWidth(0))
         self.pinned.verticalHeader().setDefaultSectionSize(self.verticalHeader().defaultSectionSize())
         self.pinned.horizontalHeader().setFixedHeight(self.horizontalHeader().height())
@@ -105,9 +114,21 @@ class PinnedColumnTable(QTableView):
         self._follow_vertically()
         self._place_cover()
 
+    def _on_pinned_scrolled(self, value: int) -> None:
+        """A wheel turned over the pinned column scrolls the table."""
+        if not self._following:
+            self.verticalScrollBar().setValue(value)
+
     def _follow_vertically(self, *_: int) -> None:
-        """Rows at the same height as the main view's (its header's pixel offset, whatever the scroll bar says)."""
-        self.pinned.verticalScrollBar().setValue(self.verticalScrollBar().value())
+        """Rows at the same height as the main view's (its header's pixel offset, whatever the scroll bar says).
+        Not back: the pinned view lays out new rows later than the main one, and its scroll bar,
+        clipped to the rows it knew, sent the table back a batch (following the newest merge of a
+        training run stopped short of it)."""
+        self._following = True
+        try:
+            self.pinned.verticalScrollBar().setValue(self.verticalScrollBar().value())
+        finally:
+            self._following = False
         if self.pinned.verticalHeader().offset() != self.verticalHeader().offset():
             self.pinned.verticalHeader().setOffset(self.verticalHeader().offset())
             self.pinned.viewport().update()
@@ -119,13 +140,15 @@ class PinnedColumnTable(QTableView):
     # Sorting from the pinned header, and its indicator
 
     def _on_pinned_header_clicked(self, section: int) -> None:
+        if not self.isSortingEnabled():
+            return
         header = self.horizontalHeader()
         ascending = header.sortIndicatorSection() != section or header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
         self.sortByColumn(section, Qt.SortOrder.AscendingOrder if ascending else Qt.SortOrder.DescendingOrder)
 
     def _on_header_sort_indicator_changed(self, section: int, order: Qt.SortOrder) -> None:
         pinned = self.pinned.horizontalHeader()
-        pinned.setSortIndicatorShown(section == 0)
+        pinned.setSortIndicatorShown(self.isSortingEnabled() and section == 0)
         pinned.setSortIndicator(0 if section == 0 else -1, order)
 
     # Scrolling sideways by whole columns: a column is either beside the pinned one or hidden under it,
