@@ -433,11 +433,15 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         font = QFont()
         font.setPointSize(self._title_points)
         metrics = QFontMetrics(font)
-        room = self.width() - 24
+        widest = self.width() - 24
         titles = {self.compression: ("Bytes per token:", self._curve_names, "Bytes per token:"),
                   self.counts: ("Count of each new merge", [], "Count of each merge"),
                   self.sweep: ("Compression vs vocabulary size", [f"({self.sweep_source})"], "Compression vs vocab size")}
         for plot, (head, tail, short_head) in titles.items():
+            # The title is centred over the plot's area, right of its left axis: that is its room
+            # (the plots' width less a margin was 30 px more, and "━ training text" ran off the edge).
+            label = plot.titleLabel.boundingRect().width()
+            room = int(min(widest, label - 8)) if label > 8 else widest
             one_line = " ".join([head, *(f"━ {n}" if n in colors else n for n in tail)])
             lines = 1 if not tail or metrics.horizontalAdvance(one_line) <= room else 2
             if metrics.horizontalAdvance(head) > room or (lines == 1 and metrics.horizontalAdvance(one_line) > room):
