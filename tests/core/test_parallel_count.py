@@ -217,3 +217,49 @@ def test_a_helper_that_dies_is_a_training_error(tmp_path: Path, parts: None, mon
         counted(CorpusFiles(files))
     if Path("/proc/self/task").exists():
         assert children() == set()
+
+
+KILLED_RUN = """
+import sys
+from pathlib import Path
+from explorer.core.algorithms import parallel_count
+from explorer.core.algorithms.train import BpeTrainer
+from explorer.core.corpora.corpus import CorpusFiles
+parallel_count.PART_BYTES, parallel_count.processes_available = 1, lambda: 2
+counting = BpeTrainer(4096).add_texts(CorpusFiles([Path(sys.argv[1])]), every=1)
+next(counting)
+children = [pid for task in Path("/proc/self/task").iterdir() for pid in (task / "children").read_text().split()]
+print(*children, flush=True)
+sys.stdin.read()  # until the test kills this process
+"""
+
+
+@linux
+def test_a_helper_ends_with_its_parent_even_when_that_is_killed(tmp_path: Path) -> None:
+    """The Training pane ends a run's process by a signal: its helpers must not count on as orphans."""
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "big.txt"
+    path.write_text("".join(corpus_lines("multi", 400_000, seed=4)) * 10, encoding="utf-8")
+    run = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(path)], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2])
+    assert run.stdout is not None
+    helpers = [int(pid) for pid in run.stdout.readline().split()]
+    assert len(helpers) == 1 and _running(helpers[0])
+    run.kill()
+    run.wait()
+    deadline = time.monotonic() + 10  # a wait-for: the helper ends as soon as the system tells it
+    while _running(helpers[0]) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not _running(helpers[0])
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (its new parent may be slow to reap it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
