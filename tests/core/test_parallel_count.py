@@ -263,3 +263,14 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_one_pass_when_no_helper_can_be_started(tmp_path: Path, parts: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = write_corpus(tmp_path)
+
+    def no_fork() -> int:
+        raise BlockingIOError("no more processes")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    trainer, _ = counted(CorpusFiles(files))
+    assert list(trainer.chunk_counts.items()) == list(one_pass(CorpusFiles(files)).chunk_counts.items())

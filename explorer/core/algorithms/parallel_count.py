@@ -15,6 +15,7 @@ count the whole corpus again in one pass, which skips or reports it exactly as b
 from __future__ import annotations
 
 import ctypes
+import gc
 import mmap
 import os
 import pickle
@@ -36,7 +37,9 @@ from explorer.core.errors import CorpusError, TrainingError
 MAX_PROCESSES = 4  # the parts are added up in this process, one after another: more would wait on that
 PART_BYTES = 2 << 20  # bytes per process at least: below, forking and handing counts over cost more than they save
 WAIT_SECONDS = 0.1  # how often progress is reported while this process waits for a helper
-SEND_CHUNKS = 1 << 16  # distinct chunks per message from a helper: neither side holds all of them pickled
+# Distinct chunks per message from a helper: this process adds one while the helper pickles the next,
+# and neither holds all of them pickled.
+SEND_CHUNKS = 1 << 13
 HELPER_REPORT_CHARS = 1 << 18  # how often a helper publishes its progress
 _FIGURES = 3  # per helper, in shared memory: bytes read, texts, characters
 
@@ -193,8 +196,8 @@ def count(trainer: BpeTrainer, texts: LineFiles, parts: list[Part], every: int
     Yields the progress of all processes so far, setting `texts.bytes_read` too, about
     every `every` characters counted here and every WAIT_SECONDS while waiting for a helper. Returns
     True with the trainer's figures those of all parts; False, with the trainer as it was (empty),
-    when a part could not be read: the caller then counts in one pass, which says why as a reader
-    does. Closing the generator kills the helpers and reaps them, at once.
+    when a part could not be read or a helper not be started: the caller then counts in one pass,
+    which says why as a reader does. Closing the generator kills the helpers and reaps them, at once.
     """
     figures = mmap.mmap(-1, 8 * _FIGURES * len(parts))  # shared with the helpers (MAP_SHARED)
     published = memoryview(figures).cast("q")
@@ -209,8 +212,11 @@ def count(trainer: BpeTrainer, texts: LineFiles, parts: list[Part], every: int
                              trainer.chars + added[2] + sum(published[2::_FIGURES]), len(trainer.chunk_counts))
 
     try:
-        for slot, part in enumerate(parts[1:]):
-            helpers.append(_fork(trainer, part, published, slot))
+        try:
+            for slot, part in enumerate(parts[1:]):
+                helpers.append(_fork(trainer, part, published, slot))
+        except OSError:  # no more processes allowed, or no memory for one: count in one pass
+            return False
         try:
             for _ in trainer.count_texts(part_texts(parts[0], read_here), every):
                 yield progress()
@@ -263,6 +269,7 @@ def _helper_main(trainer: BpeTrainer, part: Part, published: memoryview, slot: i
     status = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it ends us
+        gc.freeze()  # the parent's objects stay out of collections here: walking them would copy their pages
         _die_with(parent)
         with os.fdopen(write_end, "wb") as out:
             try:
@@ -277,9 +284,9 @@ def _helper_main(trainer: BpeTrainer, part: Part, published: memoryview, slot: i
             except BaseException:  # a bug: the parent says so
                 pickle.dump(("failed", traceback.format_exc(limit=6)), out)
             else:
-                items = iter(trainer.chunk_counts.items())
-                while batch := list(islice(items, SEND_CHUNKS)):
-                    pickle.dump(("counts", batch), out, protocol=pickle.HIGHEST_PROTOCOL)
+                chunks, times = iter(trainer.chunk_counts), iter(trainer.chunk_counts.values())
+                while batch := list(islice(chunks, SEND_CHUNKS)):  # two lists: a third of the time tuples take
+                    pickle.dump(("counts", batch, list(islice(times, len(batch)))), out, protocol=pickle.HIGHEST_PROTOCOL)
                 pickle.dump(("done", bytes_read[0], trainer.texts, trainer.chars), out)
                 status = 0
     finally:
@@ -309,8 +316,9 @@ def _add_counts(trainer: BpeTrainer, helper: _Helper) -> tuple[int, int, int] | 
                                 "it may have run out of memory") from None
         kind = message[0]
         if kind == "counts":
-            for chunk, times in message[1]:
-                counts[chunk] += times
+            get = counts.get  # not `+=`: a Counter's __missing__ is a Python call for each new chunk
+            for chunk, times in zip(message[1], message[2]):
+                counts[chunk] = get(chunk, 0) + times
         elif kind == "done":
             return message[1], message[2], message[3]
         elif kind == "unreadable":
