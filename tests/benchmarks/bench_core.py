@@ -160,6 +160,9 @@ def main() -> None:
     parser.add_argument("--vocab", type=int, default=32768)
     parser.add_argument("--only", choices=("train", "encode"), help="run one half (encode still trains ours, "
                         "silently, for its 32k tokenizer)")
+    parser.add_argument("--kinds", default="prose,code,multi", help="the training corpora, of prose,code,multi")
+    parser.add_argument("--repeat", type=int, default=1, help="train each this many times, in turns; the fastest "
+                        "is shown (a shared machine's load comes and goes)")
     parser.add_argument("--job", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.job:
@@ -171,7 +174,7 @@ def main() -> None:
         return
 
     corpora = Path(args.corpora)
-    kinds = ("prose", "code", "multi")
+    kinds = tuple(args.kinds.split(","))
     time_targets = {"prose": 1.0, "code": 1.0, "multi": 1.0}  # ours / HF one thread
     all_cores_targets = {"prose": 1.0}  # ours / HF on all cores
     memory_target = 1.0
@@ -192,12 +195,21 @@ def main() -> None:
         if not corpus.exists():
             print(f"{kind:8} missing {corpus}: build it with ../shared/corpora/make_corpora.py")
             continue
-        ours, ours_mb, ours_tree = child_jobs.run_job_tree(__file__, "train-ours", str(corpus), str(args.vocab),
-                                                           str(work / f"{kind}.json"), threads="1")
-        theirs, hf_mb, hf_tree = child_jobs.run_job_tree(__file__, "train-hf", str(corpus), str(args.vocab),
-                                                         str(work / f"{kind}-hf.json"), threads="1")
-        all_cores, _ = child_jobs.run_job(__file__, "train-hf", str(corpus), str(args.vocab),
-                                          str(work / f"{kind}-hf-all.json"), threads=cores)
+        runs: list[tuple[Any, ...]] = []
+        for _ in range(args.repeat):  # in turns, so that a busy spell of the machine slows each of them
+            runs.append((*child_jobs.run_job_tree(__file__, "train-ours", str(corpus), str(args.vocab),
+                                                  str(work / f"{kind}.json"), threads="1"),
+                         *child_jobs.run_job_tree(__file__, "train-hf", str(corpus), str(args.vocab),
+                                                  str(work / f"{kind}-hf.json"), threads="1"),
+                         child_jobs.run_job(__file__, "train-hf", str(corpus), str(args.vocab),
+                                            str(work / f"{kind}-hf-all.json"), threads=cores)[0]))
+        ours, ours_mb, ours_tree = min((run[:3] for run in runs), key=lambda run: float(run[0]["seconds"]))
+        theirs, hf_mb, hf_tree = min((run[3:6] for run in runs), key=lambda run: float(run[0]["seconds"]))
+        all_cores = min((run[6] for run in runs), key=lambda run: float(run["seconds"]))
+        if args.repeat > 1:
+            times = [" ".join(f"{float(run[i]['seconds']):.2f}" for run in runs) for i in (0, 3, 6)]
+            print(f"{kind:8} {args.repeat} runs, ours {times[0]} s, HF 1t {times[1]} s, HF all {times[2]} s; "
+                  "the fastest of each below")
         seconds = float(ours["seconds"])
         ratio = seconds / float(theirs["seconds"])
         all_ratio = seconds / float(all_cores["seconds"])

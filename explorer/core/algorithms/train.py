@@ -158,12 +158,13 @@ class BpeTrainer:
 
         A corpus reader of plain UTF-8 files (`CorpusFiles`, `CorpusReader`) that is big enough is
         counted on several cores (`parallel_count`): the same counts, in the same order."""
-        from explorer.core.algorithms import parallel_count  # it counts with this module's trainer
+        from explorer.core.algorithms import parallel_count  # here: it imports this module
 
         parts = parallel_count.plan(texts, self)
         if parts is not None and (yield from parallel_count.count(self, texts, parts, every)):  # type: ignore[arg-type]
             return
-        # Else a part did not read: one pass reads the corpus as a reader does, and says why.
+        # One pass where parts are not safe or do not pay, or where a part did not read: one pass
+        # then reads the corpus as the reader does, and skips or reports the bad part as it does.
         yield from self.count_texts(texts, every)
 
     def count_texts(self, texts: Iterable[str], every: int = 1 << 20) -> Iterator[CountProgress]:
