@@ -9,7 +9,13 @@ with cl100k_base itself (`TiktokenTokenizer.as_bpe()`), whose ids must equal tik
     RAYON_NUM_THREADS=1 python tests/benchmarks/bench_core.py --corpora ../corpora-build [--only encode]
 
 HF also trains on all cores (its default, RAYON_NUM_THREADS = the number of CPUs), timed alone. The
-last column compares CPU seconds (one thread each), steadier than wall time on a loaded machine.
+last column compares CPU seconds (HF one thread; ours with its counting helpers), steadier than wall
+time on a loaded machine.
+
+Ours counts on several cores where it pays (`parallel_count`): `count s` is its counting stage,
+`procs` the processes it counted in; EXPLORER_BENCH_PROCESSES=1 makes it one pass, to compare. Peak
+memory: the largest process's resident peak, and the process tree's summed (helpers included),
+sampled (`child_jobs.run_job_tree`).
 
 Targets (issue 2): training time ours/HF <= 1.0 on prose and code; encoding >= 0.5x tiktoken's speed
 and faster than tokenizers. Issue 16: training time ours/HF one thread <= 1.0 on multilingual too,
@@ -38,18 +44,32 @@ REPEAT = 3
 
 
 def _train_ours(corpus: str, vocab: int, out: str) -> dict[str, object]:
+    """The product's path: `add_texts` over a `CorpusFiles`, which counts on several cores where it pays
+    (`parallel_count`); EXPLORER_BENCH_PROCESSES caps the processes (1: one pass, to compare)."""
+    import resource
+
+    from explorer.core.algorithms import parallel_count
     from explorer.core.algorithms.train import BpeTrainer
     from explorer.core.corpora.corpus import CorpusFiles
     from explorer.core.formats import own
 
+    if "EXPLORER_BENCH_PROCESSES" in os.environ:
+        parallel_count.MAX_PROCESSES = int(os.environ["EXPLORER_BENCH_PROCESSES"])
+    processes = len(parallel_count.plan(CorpusFiles([Path(corpus)]), BpeTrainer(vocab, PATTERN)) or [None])
     start, cpu = time.perf_counter(), time.process_time()
     trainer = BpeTrainer(vocab, PATTERN)
     for _ in trainer.add_texts(CorpusFiles([Path(corpus)])):
         pass
+    counted = time.perf_counter()
+    counted_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # this process's peak while counting
     merges = list(trainer.merges())
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    helpers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu += helpers.ru_utime + helpers.ru_stime  # the helpers' CPU time too
     own.save(own.from_merges(merges, PATTERN), out)
-    return {"seconds": seconds, "cpu": cpu, "merges": len(merges), "digest": _digest(m.token for m in merges)}
+    return {"seconds": seconds, "cpu": cpu, "merges": len(merges), "digest": _digest(m.token for m in merges),
+            "count_seconds": counted - start, "processes": processes, "counted_mb": counted_mb,
+            "helper_mb": helpers.ru_maxrss / 1024}  # the largest helper's peak
 
 
 def _train_hf(corpus: str, vocab: int, out: str) -> dict[str, object]:
@@ -140,6 +160,9 @@ def main() -> None:
     parser.add_argument("--vocab", type=int, default=32768)
     parser.add_argument("--only", choices=("train", "encode"), help="run one half (encode still trains ours, "
                         "silently, for its 32k tokenizer)")
+    parser.add_argument("--kinds", default="prose,code,multi", help="the training corpora, of prose,code,multi")
+    parser.add_argument("--repeat", type=int, default=1, help="train each this many times, in turns; the fastest "
+                        "is shown (a shared machine's load comes and goes)")
     parser.add_argument("--job", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.job:
@@ -151,7 +174,7 @@ def main() -> None:
         return
 
     corpora = Path(args.corpora)
-    kinds = ("prose", "code", "multi")
+    kinds = tuple(args.kinds.split(","))
     time_targets = {"prose": 1.0, "code": 1.0, "multi": 1.0}  # ours / HF one thread
     all_cores_targets = {"prose": 1.0}  # ours / HF on all cores
     memory_target = 1.0
@@ -162,28 +185,49 @@ def main() -> None:
     else:
         cores = str(os.cpu_count() or 1)
         print(f"Training, vocab {args.vocab}, pattern {PATTERN} ({args.size} corpora in {corpora}); "
-              f"HF on one thread (1t) and on all {cores} cores (all); peak memory against HF 1t")
-        print(f"{'corpus':8} {'ours s':>7} {'HF 1t s':>8} {'ratio':>6} {'target':>6} {'HF all s':>9} {'ratio':>6} "
-              f"{'target':>6} {'ours MB':>8} {'HF MB':>6} {'ratio':>6} {'target':>6} {'merges equal':>13} "
-              f"{'CPU ours/HF 1t':>15}")
+              f"HF on one thread (1t) and on all {cores} cores (all); peak memory against HF 1t; load average "
+              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"{'corpus':8} {'ours s':>7} {'count s':>7} {'procs':>5} {'HF 1t s':>8} {'ratio':>6} {'target':>6} "
+              f"{'HF all s':>9} {'ratio':>6} {'target':>6} {'ours MB':>8} {'HF MB':>6} {'ratio':>6} {'target':>6} "
+              f"{'tree MB':>8} {'HF tree':>8} {'ratio':>6} {'merges equal':>13} {'CPU ours/HF 1t':>15}")
     for kind in kinds:
         corpus = corpora / f"{kind}-{args.size}.txt"
         if not corpus.exists():
             print(f"{kind:8} missing {corpus}: build it with ../shared/corpora/make_corpora.py")
             continue
-        ours, ours_mb = run_job("train-ours", str(corpus), str(args.vocab), str(work / f"{kind}.json"))
-        theirs, hf_mb = run_job("train-hf", str(corpus), str(args.vocab), str(work / f"{kind}-hf.json"))
-        all_cores, _ = child_jobs.run_job(__file__, "train-hf", str(corpus), str(args.vocab),
-                                          str(work / f"{kind}-hf-all.json"), threads=cores)
+        runs: list[tuple[Any, ...]] = []
+        for _ in range(args.repeat):  # in turns, so that a busy spell of the machine slows each of them
+            runs.append((*child_jobs.run_job_tree(__file__, "train-ours", str(corpus), str(args.vocab),
+                                                  str(work / f"{kind}.json"), threads="1"),
+                         *child_jobs.run_job_tree(__file__, "train-hf", str(corpus), str(args.vocab),
+                                                  str(work / f"{kind}-hf.json"), threads="1"),
+                         child_jobs.run_job(__file__, "train-hf", str(corpus), str(args.vocab),
+                                            str(work / f"{kind}-hf-all.json"), threads=cores)[0]))
+        ours, ours_mb, ours_tree = min((run[:3] for run in runs), key=lambda run: float(run[0]["seconds"]))
+        theirs, hf_mb, hf_tree = min((run[3:6] for run in runs), key=lambda run: float(run[0]["seconds"]))
+        all_cores = min((run[6] for run in runs), key=lambda run: float(run["seconds"]))
+        if args.repeat > 1:
+            times = [" ".join(f"{float(run[i]['seconds']):.2f}" for run in runs) for i in (0, 3, 6)]
+            print(f"{kind:8} {args.repeat} runs, ours {times[0]} s, HF 1t {times[1]} s, HF all {times[2]} s; "
+                  "the fastest of each below")
         seconds = float(ours["seconds"])
         ratio = seconds / float(theirs["seconds"])
         all_ratio = seconds / float(all_cores["seconds"])
         equal = ours["digest"] == theirs["digest"] == all_cores["digest"]
         all_target = f"{all_cores_targets[kind]:6.1f}" if kind in all_cores_targets else f"{'-':>6}"
-        print(f"{kind:8} {seconds:7.2f} {theirs['seconds']:8.2f} {ratio:6.2f} {time_targets[kind]:6.1f} "
-              f"{all_cores['seconds']:9.2f} {all_ratio:6.2f} {all_target} {ours_mb:8.0f} {hf_mb:6.0f} "
-              f"{ours_mb / hf_mb:6.2f} {memory_target:6.1f} {str(equal):>13} "
-              f"{float(ours['cpu']) / float(theirs['cpu']):15.2f}")
+        tree_ratio = f"{ours_tree / hf_tree:6.2f}" if hf_tree else f"{'-':>6}"
+        print(f"{kind:8} {seconds:7.2f} {ours['count_seconds']:7.2f} {ours['processes']:5} {theirs['seconds']:8.2f} "
+              f"{ratio:6.2f} {time_targets[kind]:6.1f} {all_cores['seconds']:9.2f} {all_ratio:6.2f} {all_target} "
+              f"{ours_mb:8.0f} {hf_mb:6.0f} {ours_mb / hf_mb:6.2f} {memory_target:6.1f} {ours_tree:8.0f} {hf_tree:8.0f} "
+              f"{tree_ratio} {str(equal):>13} {float(ours['cpu']) / float(theirs['cpu']):15.2f}")
+        if int(ours["processes"]) > 1:
+            print(f"{'':8} counting in {ours['processes']} processes: this one's peak {ours['counted_mb']:.0f} MB "
+                  f"while counting, {ours['helper_mb']:.0f} MB a helper's (resident sizes: each counts the "
+                  f"pages it shares with this one, as forked)")
+    if kinds:
+        print("ours MB, HF MB: peak resident size of the largest process; tree MB: peak of the proportional set "
+              "sizes of the process and its helpers summed (shared pages counted once), sampled every "
+              f"{child_jobs.SAMPLE_SECONDS * 1000:.0f} ms")
 
     prose = corpora / f"prose-{args.size}.txt"
     if (work / "prose.json").exists() and args.only != "train":

@@ -278,3 +278,35 @@ def test_hf_engine_shows_time_left_and_cancels_within_a_second(qtbot, session, p
                     timeout=5000)
     assert time.monotonic() - clicked < 1.0
     assert pane.progress.format().startswith("cancelled before the first merge")
+
+
+def test_cancel_while_counting_on_several_cores_ends_the_helpers(qtbot, session, pane, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The built-in engine counts a big corpus of plain files in helper processes too (issue 16):
+    Cancel ends them with the run, and the run's process leaves none behind."""
+    from explorer.core.algorithms.parallel_count import processes_available
+    from tests.corpora import corpus_lines
+
+    if processes_available() < 2 or not Path("/proc/self/task").exists():
+        pytest.skip("counts in helpers on a machine with two CPUs or more; lists processes in /proc")
+    path = tmp_path / "prose.txt"
+    path.write_text("".join(corpus_lines("prose", 400_000, seed=9)) * 40, encoding="utf-8")  # 16 MB
+    session.set_corpus(Corpus((Source.for_path(path),)))
+    pane.form.set_vocab_size(20_000)
+    pane.start()
+    qtbot.waitUntil(lambda: pane.run.counting is not None and pane.run.counting.bytes_read > 0, timeout=TIMEOUT)
+    process = pane.run.job._process
+    helpers = [int(pid) for task in Path(f"/proc/{process.pid}/task").iterdir()
+               for pid in (task / "children").read_text().split()]
+    assert helpers
+    qtbot.mouseClick(pane.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: pane.run.state == CANCELLED and not process.is_alive()
+                    and not any(map(_running, helpers)), timeout=5000)
+    assert pane.progress.format().startswith("cancelled before the first merge")
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

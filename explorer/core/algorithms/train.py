@@ -156,6 +156,20 @@ class BpeTrainer:
     def add_texts(self, texts: Iterable[str], every: int = 1 << 20) -> Iterator[CountProgress]:
         """Count the chunks of `texts`, yielding progress about every `every` characters.
 
+        A corpus reader of plain UTF-8 files (`CorpusFiles`, `CorpusReader`) that is big enough is
+        counted on several cores (`parallel_count`): the same counts, in the same order."""
+        from explorer.core.algorithms import parallel_count  # here: it imports this module
+
+        parts = parallel_count.plan(texts, self)
+        if parts is not None and (yield from parallel_count.count(self, texts, parts, every)):  # type: ignore[arg-type]
+            return
+        # One pass where parts are not safe or do not pay, or where a part did not read: one pass
+        # then reads the corpus as the reader does, and skips or reports the bad part as it does.
+        yield from self.count_texts(texts, every)
+
+    def count_texts(self, texts: Iterable[str], every: int = 1 << 20) -> Iterator[CountProgress]:
+        """`add_texts` in this process, in one pass.
+
         The pieces of short texts (lines) are counted in batches: one `update` a line cost a tenth
         of the counting stage on 10 MB of prose."""
         pieces, update = self.pretokenizer.pieces, self.chunk_counts.update

@@ -215,6 +215,10 @@ class CorpusFiles:
     def __post_init__(self) -> None:
         self.total_bytes = sum(path.stat().st_size for path in self.files)
 
+    def plain_files(self) -> list[Path] | None:
+        """The files, when each line is a text (None when each file is one), as `CorpusReader.plain_files`."""
+        return None if self.whole else list(self.files)
+
     def __iter__(self) -> Iterator[str]:
         self.bytes_read = 0
         for path in self.files:
