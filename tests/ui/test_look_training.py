@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QTextDocument, QTextLayout
 from PySide6.QtWidgets import QApplication, QComboBox
@@ -36,6 +37,25 @@ def test_axis_labels_and_the_sweep_hint_grow_with_the_font(qtbot: QtBot) -> None
         label = plot.getAxis("bottom").label  # "merges", "rank", "vocabulary size"
         assert QFontInfo(label.font()).pointSize() >= tick, label.toPlainText()
     assert QFontInfo(plots.sweep_hint.textItem.font()).pointSize() >= tick
+
+
+@pytest.mark.parametrize("width", range(360, 480, 8))
+def test_a_plot_title_stays_within_its_plot_at_presentation_size(qtbot: QtBot, qapp: QApplication,
+                                                                  width: int) -> None:
+    """Centred over the plot right of its left axis, a title that does not fit there goes to two
+    lines: at 1280x800 in presentation mode '━ training text' ran off the plots' right edge."""
+    plots = TrainingPlots()
+    qtbot.addWidget(plots)
+    plots.resize(width, 700)
+    plots.show()
+    plots.set_font_size(PRESENTATION_POINT_SIZE)
+    qapp.processEvents()
+    for plot in (plots.compression, plots.counts, plots.sweep):
+        text = plot.titleLabel.item
+        inside = plot.titleLabel.mapRectToScene(plot.titleLabel.boundingRect())
+        drawn = text.mapRectToScene(text.boundingRect())
+        assert drawn.right() <= inside.right() + 1 and drawn.left() >= inside.left() - 1, \
+            (text.toPlainText(), drawn.width(), inside.width())
 
 
 def test_an_empty_sweep_shows_no_scale_until_its_first_point(qtbot: QtBot) -> None:
