@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QRect, QRectF, Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QApplication, QStyleOptionViewItem
+from PySide6.QtWidgets import QApplication, QStyleOptionViewItem, QTableView
 from pytestqt.qtbot import QtBot
 
 from explorer.core.analysis.efficiency import Pivot
@@ -20,6 +20,7 @@ from explorer.ui.corpus import create_pane as create_corpus_pane
 from explorer.ui.training import create_pane as create_training_pane
 from explorer.ui.corpus.efficiency_chart import EfficiencyChart
 from explorer.ui.corpus.models import SCRIPTS, ScriptsRole
+from explorer.ui.corpus.pane import CorpusPane
 from explorer.ui.session import Session
 from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme
 from explorer.ui.zoom import apply_zoom
@@ -75,20 +76,32 @@ def test_a_narrow_chart_rounds_its_figures_before_dropping_them(qtbot: QtBot, po
         assert shown and all("." not in text or len(text) <= 4 for text in shown), shown
 
 
-def test_a_narrow_scripts_cell_names_fewer_scripts_whole_and_counts_the_rest(
-        qtbot: QtBot, session: Session, tmp_path: Path) -> None:
+def stories_at_1280(qtbot: QtBot, session: Session, tmp_path: Path) -> CorpusPane:
+    """The Corpus pane at 1280x800 with the four stories counted."""
     pane = create_corpus_pane(session)
     qtbot.addWidget(pane)
     pane.resize(1280, 800)
     pane.show()
     pane.add_sources([Source.for_path(path) for path in story_files(tmp_path)])
     qtbot.waitUntil(lambda: not pane.model.scanning, timeout=30_000)
-    table, model = pane.table, pane.model
-    total = model.index(model.rowCount() - 1, SCRIPTS)
-    delegate = table.itemDelegateForColumn(SCRIPTS)
+    return pane
+
+
+def scripts_option(table: QTableView) -> QStyleOptionViewItem:
+    """A Scripts cell's option in the table's font (its rect set by the caller)."""
     option = QStyleOptionViewItem()
     option.initFrom(table)
     option.font = table.font()
+    return option
+
+
+def test_a_narrow_scripts_cell_names_fewer_scripts_whole_and_counts_the_rest(
+        qtbot: QtBot, session: Session, tmp_path: Path) -> None:
+    pane = stories_at_1280(qtbot, session, tmp_path)
+    table, model = pane.table, pane.model
+    total = model.index(model.rowCount() - 1, SCRIPTS)
+    delegate = table.itemDelegateForColumn(SCRIPTS)
+    option = scripts_option(table)
     styled = QStyleOptionViewItem(option)
     delegate.initStyleOption(styled, total)
     metrics = QFontMetrics(styled.font)
@@ -104,17 +117,10 @@ def test_a_narrow_scripts_cell_names_fewer_scripts_whole_and_counts_the_rest(
 def test_a_narrow_scripts_cell_never_cuts_a_share(qtbot: QtBot, session: Session, tmp_path: Path) -> None:
     """At 1280x800 in presentation mode the Hindi row read 'Devanagari 10…' (100%, or 10%?): a
     share shows whole or not at all; the names go without their shares first (the bar shows them)."""
-    pane = create_corpus_pane(session)
-    qtbot.addWidget(pane)
-    pane.resize(1280, 800)
-    pane.show()
-    pane.add_sources([Source.for_path(path) for path in story_files(tmp_path)])
-    qtbot.waitUntil(lambda: not pane.model.scanning, timeout=30_000)
+    pane = stories_at_1280(qtbot, session, tmp_path)
     table, model = pane.table, pane.model
     delegate = table.itemDelegateForColumn(SCRIPTS)
-    option = QStyleOptionViewItem()
-    option.initFrom(table)
-    option.font = table.font()
+    option = scripts_option(table)
     metrics = QFontMetrics(table.font())
     for row in range(model.rowCount()):
         index = model.index(row, SCRIPTS)
@@ -210,8 +216,6 @@ def test_a_wide_scripts_cell_names_every_script(qtbot: QtBot, session: Session, 
     every = describe_shares(counts, limit=len(counts))
     assert every.count("%") >= 4 and "more" not in every
     delegate = table.itemDelegateForColumn(SCRIPTS)
-    option = QStyleOptionViewItem()
-    option.initFrom(table)
-    option.font = table.font()
+    option = scripts_option(table)
     option.rect = QRect(0, 0, 1100, table.rowHeight(total.row()))
     assert delegate.shown_text(option, total) == every
