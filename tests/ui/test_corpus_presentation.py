@@ -93,8 +93,10 @@ def test_the_total_scripts_cell_fits_or_elides_with_the_full_list_in_its_tooltip
         assert styled.font.bold()  # the Total row is measured in its own bold font
         room = width - 100
         assert QFontMetrics(styled.font).horizontalAdvance(shown) <= room
-        assert shown == full or shown.endswith("more") or (shown.endswith("…") and full.startswith(shown[:-1]))
-    assert "…" in shown  # squeezed past one script and a count: elided, not cut mid-letter
+        assert shown == full or shown.endswith("more") or "%" not in shown  # (names alone: the bar shows shares)
+        assert not any("…" in word and any(c.isdigit() for c in word) for word in shown.split()), shown
+    # squeezed past one script and a count: the first script's name, whole or elided, never a share cut
+    assert "%" not in shown and full.startswith(shown.removesuffix("…")), shown
     tooltip = str(model.data(total, Qt.ItemDataRole.ToolTipRole))
     assert all(name in tooltip for name in ("Latin", "Devanagari", "Hangul", "Arabic"))
 
