@@ -58,10 +58,13 @@ class FittedColumns(QObject):
 
     def least_width(self) -> int:
         """Pixels the columns need side by side, the stretching one at its least."""
+        return self._others_width() + max(self.minimum, self.content.get(self.stretch, 0))
+
+    def _others_width(self) -> int:
+        """Pixels the shown columns other than the stretching one take."""
         header = self.table.horizontalHeader()
-        others = sum(header.sectionSize(c) for c in range(header.count()) if c != self.stretch
-                     and not header.isSectionHidden(c))
-        return others + max(self.minimum, self.content.get(self.stretch, 0))
+        return sum(header.sectionSize(c) for c in range(header.count())
+                   if c != self.stretch and not header.isSectionHidden(c))
 
     def measure_later(self, *_: object) -> None:
         """Measure on the next turn, once: rows just inserted, or a viewport just resized, are laid
@@ -121,9 +124,7 @@ class FittedColumns(QObject):
     def fit(self) -> None:
         """The stretching column's width from the view's width and the other columns'."""
         header = self.table.horizontalHeader()
-        others = sum(header.sectionSize(c) for c in range(header.count()) if c != self.stretch
-                     and not header.isSectionHidden(c))
-        width = max(self.minimum, self.content.get(self.stretch, 0), self.table.viewport().width() - others)
+        width = max(self.minimum, self.content.get(self.stretch, 0), self.table.viewport().width() - self._others_width())
         if header.sectionSize(self.stretch) != width:
             header.resizeSection(self.stretch, width)
 
