@@ -8,13 +8,14 @@ changed. No pane reaches into another.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFont
 
-from explorer.core.errors import ExplorerError
 from explorer.core.plural import plural
+from explorer.core.sources.early_load import loaded_ready
 from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, text_font, use_palette
@@ -22,27 +23,6 @@ from explorer.ui.workers import Job, Workers, release_frozen
 from explorer.ui.zoom import apply_zoom
 
 TRAINED_PREFIX = "trained:"
-# Encoded once on the worker that loads a tokenizer: letters beyond ASCII, CJK, Arabic, an emoji.
-WARM_UP_TEXT = "Hello, w\u00f6rld \u2014 \u4f60\u597d \u0645\u0631\u062d\u0628\u0627 \U0001f642 2024"
-
-
-def loaded_ready(spec: str) -> Tokenizer:
-    """Load `spec` and do, there on the loading worker, what the first encode of a prompt does
-    lazily: compile the pre-tokenizer's patterns for text beyond ASCII (~0.1 s of `re` parsing)
-    and import numpy.ma (np.unique's first call, ~50 ms). Done on the GUI thread as the first
-    tokenizer arrived, it froze the window for that long when it came after the first paint."""
-    import numpy.ma  # noqa: F401
-
-    from explorer.core.algorithms.incremental import encode_stream
-    from explorer.core.sources.load import load_tokenizer
-
-    tokenizer = load_tokenizer(spec)
-    try:
-        for _ in encode_stream(tokenizer, WARM_UP_TEXT):
-            pass
-    except ExplorerError:  # (not this text's to report: a prompt that hits it reports it itself)
-        pass
-    return tokenizer
 
 
 class Session(QObject):
@@ -80,13 +60,16 @@ class Session(QObject):
 
     # Tokenizers
 
-    def load_tokenizer(self, spec: str) -> Job | None:
+    def load_tokenizer(self, spec: str, early: Future[Tokenizer] | None = None) -> Job | None:
         """Load `spec` (a bundled name, a file, `hf:MODEL`, `trained:NAME`) off the GUI thread; the
-        loading job (None for a tokenizer already at hand, set at once)."""
+        loading job (None for a tokenizer already at hand, set at once). `early` is a load of
+        `spec` already under way (start-up begins it before the window's imports): the job waits
+        for it instead of loading again."""
         if spec.startswith(TRAINED_PREFIX) and spec[len(TRAINED_PREFIX):] in self.trained:
             self.set_tokenizer(self.trained[spec[len(TRAINED_PREFIX):]], spec)
             return None
-        job = self.workers.start_call(f"loading {spec}", lambda: loaded_ready(spec), key="tokenizer")
+        load = early.result if early is not None else lambda: loaded_ready(spec)
+        job = self.workers.start_call(f"loading {spec}", load, key="tokenizer")
         job.finished.connect(lambda tokenizer: self.set_tokenizer(tokenizer, spec))
         job.failed.connect(lambda message: self._on_load_failed(spec, message))
         return job

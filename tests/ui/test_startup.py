@@ -258,3 +258,38 @@ def test_the_loading_worker_prepares_the_first_encode(qtbot: QtBot, session: Ses
     assert job is not None
     qtbot.waitUntil(lambda: bool(arrived), timeout=60_000)
     assert arrived == [True]
+
+
+def test_a_load_begun_before_the_window_is_the_one_the_session_takes(
+        qtbot: QtBot, session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start-up begins loading the last tokenizer before the window's imports: the session waits
+    for that load instead of loading the tokenizer a second time."""
+    from explorer.core.sources.early_load import load_in_background
+
+    specs: list[str] = []
+    real_load = explorer.core.sources.load.load_tokenizer
+
+    def load(spec: str, pattern: str | None = None) -> object:
+        specs.append(spec)
+        return real_load(spec, pattern)
+
+    monkeypatch.setattr(explorer.core.sources.load, "load_tokenizer", load)
+    early = load_in_background("r50k_base")
+    job = session.load_tokenizer("r50k_base", early=early)
+    assert job is not None
+    with qtbot.waitSignal(session.tokenizer_changed, timeout=60_000):
+        pass
+    assert specs == ["r50k_base"]
+    assert session.tokenizer is early.result()
+
+
+def test_a_load_begun_before_the_window_that_fails_is_reported_as_any_load(
+        qtbot: QtBot, session: Session, tmp_path: Path) -> None:
+    """The early load's error reaches tokenizer_failed, with what was wrong, as a worker's would."""
+    from explorer.core.sources.early_load import load_in_background
+
+    missing = str(tmp_path / "gone.tiktoken")
+    with qtbot.waitSignal(session.tokenizer_failed, timeout=60_000) as failed:
+        session.load_tokenizer(missing, early=load_in_background(missing))
+    spec, message = failed.args
+    assert spec == missing and "gone.tiktoken" in message and session.tokenizer is None
