@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QModelIndex, QRect, Qt
+from PySide6.QtGui import QImage, QPainter, QTextDocument
+from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionViewItem, QTableView, QWidget
 
 from explorer.core.sources.load import load_tokenizer
 from explorer.ui.main_window import MainWindow
@@ -179,3 +180,48 @@ def test_a_short_prompt_stays_whole_beside_three_lanes(qapp: QApplication, wide:
     qapp.processEvents()
     assert eventually(qapp, lambda: pane.editor.verticalScrollBar().maximum() == 0), \
         f"a three-line prompt scrolls in a {pane.editor.height()} px editor"
+
+
+PROMPT = "The cat sat on the mat. In 1969, 600,000,000 people watched.  \nनमस्ते दुनिया 안녕하세요 👋🏽 <|endoftext|>"
+
+
+def painted(table: QTableView, index: QModelIndex, height: int) -> QImage:
+    """The cell at `index` as the table's delegate paints it in a row `height` px tall (inside the
+    grid line, as QTableView paints a cell)."""
+    grid = 1 if table.showGrid() else 0
+    option = QStyleOptionViewItem()
+    table.initViewItemOption(option)  # (the view's word wrap and elide mode)
+    table.itemDelegateForIndex(index).initStyleOption(option, index)
+    option.rect = QRect(0, 0, table.columnWidth(index.column()) - grid, height - grid)
+    option.state &= ~QStyle.StateFlag.State_Selected
+    image = QImage(option.rect.size(), QImage.Format.Format_ARGB32)
+    image.fill(Qt.GlobalColor.white)
+    painter = QPainter(image)
+    table.itemDelegateForIndex(index).paint(painter, option, index)
+    painter.end()
+    return image
+
+
+def test_a_long_finding_wraps_whole_in_its_row(qapp: QApplication, window: MainWindow) -> None:
+    """At 1280x800 in presentation mode a finding longer than its column wraps, and at any width
+    the findings are given its row is tall enough that Qt paints every line whole: the cell looks
+    the same as in a row 200 px taller, where it is centred 100 px lower (Qt measured two lines
+    that just fitted, then painted the first elided: '"안녕하세요" is 2 tokens in NFC, 37 token...')."""
+    pane = shown(qapp, window, "o200k_base", PROMPT)
+    table = pane.findings_panel.table
+    model = table.model()
+    texts = [str(model.index(row, 2).data()) for row in range(model.rowCount())]
+    assert any(table.fontMetrics().horizontalAdvance(text) > table.columnWidth(2) for text in texts)
+    total = sum(pane.bottom.sizes())
+    cut = []
+    for findings_width in range(400, 800, 8):
+        pane.bottom.setSizes([total - findings_width, findings_width])
+        for _ in range(3):
+            qapp.processEvents()  # (the rows fit their new width on the next turn)
+        for row, text in enumerate(texts):
+            index = model.index(row, 2)
+            height = table.rowHeight(row)
+            tall = painted(table, index, height + 200).copy(0, 100, table.columnWidth(2) - 1, height - 1)
+            if painted(table, index, height) != tall:
+                cut.append(f"{text!r} at {table.columnWidth(2)} px: cut in its {height} px row")
+    assert not cut, "\n".join(cut)

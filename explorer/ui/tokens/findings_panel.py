@@ -10,8 +10,10 @@ from collections.abc import Generator, Sequence
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QEvent, QModelIndex, Signal
-from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QSize, QTimer, Signal
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import (QLabel, QStyledItemDelegate, QStyleOptionViewItem, QTableView,
+                               QVBoxLayout, QWidget)
 
 from explorer.core.analysis.compare import boundary_differences, count_words
 from explorer.core.analysis.findings import audit_check, iter_findings
@@ -21,11 +23,28 @@ from explorer.ui.tokens.findings_model import FINDING_ROLE, FindingsModel
 from explorer.ui.workers import Workers
 
 
+FIT_AHEAD = 10  # rows below the view fitted with those in it (a scroll by a few lines shows them fitted)
+
+
+class WrappedRowDelegate(QStyledItemDelegate):
+    """A wrapped cell a little taller than Qt measures it: Qt measures its lines tightly, then
+    paints them a pixel smaller (inside the grid line), centred, and elides a last line that does
+    not fit: '"안녕하세요" is 2 tokens in NFC, 37 token...' in a row measured for two lines."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:  # noqa: N802
+        size = super().sizeHint(option, index)
+        line = QFontMetrics(option.font).lineSpacing()
+        if size.height() > 1.5 * line:  # wrapped: room for a taller line
+            size.setHeight(size.height() + line // 4)
+        return size
+
+
 class FindingsPanel(QWidget):
     words_counted = Signal(int)
     differences_found = Signal(list)  # (lane, boolean mask over its tokens) pairs
     span_clicked = Signal(int, int)  # character start and end of a clicked finding
     looked = Signal()  # the findings of the last look are all in the table
+    rows_fitted = Signal()  # rows took new heights (their finding wrapped anew at a new width)
 
     def __init__(self, workers: Workers, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -35,12 +54,24 @@ class FindingsPanel(QWidget):
         self.table = QTableView(self)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.setWordWrap(False)
+        # A finding longer than its column wraps onto more lines in a taller row (in presentation
+        # mode at 1280 px, "NFC vs NFD" read '"안녕하세요" is 2 tokens in NFC, 37 token...'). Only
+        # the rows in view are fitted to their text, as they come into view: fitting all 700 rows
+        # (ResizeToContents) took 200 ms at every resize of the panel.
+        self.table.setWordWrap(True)
+        self.table.setItemDelegate(WrappedRowDelegate(self.table))
         self.table.verticalHeader().hide()
         # Kind and Where as wide as their texts at any zoom (fixed widths cut "Special-token string"
         # to "Special-token ..." in presentation mode), measured when rows come and at a zoom
         # (cell_width.py: not Qt's ResizeToContents); the finding itself takes the rest.
         self.table.horizontalHeader().setStretchLastSection(True)
+        self._fit_rows_soon = QTimer(self)  # (once per turn, however many resizes a splitter drag makes)
+        self._fit_rows_soon.setSingleShot(True)
+        self._fit_rows_soon.setInterval(0)
+        self._fit_rows_soon.timeout.connect(self._fit_rows)
+        self._fitted: set[int] = set()  # rows fitted to their text at the finding column's width now
+        self.table.horizontalHeader().sectionResized.connect(self._on_header_section_resized)
+        self.table.verticalScrollBar().valueChanged.connect(self._fit_rows_soon.start)
         self.table.clicked.connect(self._on_table_clicked)
         self.table.activated.connect(self._on_table_clicked)
         self.label = QLabel("Findings", self)
@@ -53,6 +84,7 @@ class FindingsPanel(QWidget):
     def look(self, state: Any, others: Sequence[tuple[object, Any]]) -> None:
         """Look again at the main lane's `state`; `others` are (lane, state) of every complete lane."""
         self.model.clear()
+        self._fitted.clear()
         self.label.setText("Findings (looking...)")
 
         def work() -> Generator[object, None, None]:
@@ -90,6 +122,7 @@ class FindingsPanel(QWidget):
         if findings:
             self.table.show()
             self._fit_columns()
+            self._fit_rows_soon.start()
 
     def _fit_columns(self) -> None:
         """Kind and Where as wide as their widest text."""
@@ -100,6 +133,28 @@ class FindingsPanel(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:  # a zoom: measured again once the table has its font too
             call_later(self, self._fit_columns)
+
+    def _on_header_section_resized(self, column: int, _old: int, _new: int) -> None:
+        if column == self.model.columnCount() - 1:  # the findings wrap anew
+            self._fitted.clear()
+            self._fit_rows_soon.start()
+
+    def _fit_rows(self) -> None:
+        """Each row in view (and a few below) as tall as its cells' wrapped text."""
+        table, rows = self.table, self.model.rowCount()
+        first = max(0, table.rowAt(0))
+        last = table.rowAt(table.viewport().height() - 1)
+        last = rows - 1 if last < 0 else last
+        changed = False
+        for row in range(first, min(rows, last + 1 + FIT_AHEAD)):
+            if row not in self._fitted:
+                self._fitted.add(row)
+                height = table.rowHeight(row)
+                table.resizeRowToContents(row)  # (never below the table's usual row height)
+                table.setRowHeight(row, max(table.rowHeight(row), table.verticalHeader().defaultSectionSize()))
+                changed = changed or table.rowHeight(row) != height
+        if changed:
+            self.rows_fitted.emit()
 
     def _on_job_finished(self, job: object, _: object) -> None:
         if job is self._job:
@@ -120,9 +175,11 @@ class FindingsPanel(QWidget):
         if table.isHidden():
             return self.label.sizeHint().height()
         header = table.horizontalHeader().sizeHint().height()
-        row = table.verticalHeader().defaultSectionSize()
+        shown = min(rows, self.model.rowCount())
+        heights = sum(table.rowHeight(row) for row in range(shown))
+        heights += (rows - shown) * table.verticalHeader().defaultSectionSize()
         scroll = table.horizontalScrollBar().sizeHint().height() if table.horizontalScrollBar().isVisible() else 0
-        return (self.label.sizeHint().height() + self.layout().spacing() + header + rows * row + scroll
+        return (self.label.sizeHint().height() + self.layout().spacing() + header + heights + scroll
                 + 2 * table.frameWidth() + 2)
 
     def wanted_width(self) -> int:

@@ -163,6 +163,7 @@ class TokensPane(CompareLanes, Pane):
         self.findings_panel.differences_found.connect(self._on_findings_differences_found)
         self.findings_panel.span_clicked.connect(self.jump_to)
         self.findings_panel.looked.connect(self.fit_to_content)
+        self.findings_panel.rows_fitted.connect(self._fit_soon.start)
         bottom = self.bottom = FittedSplitter(Qt.Orientation.Horizontal, self)
         bottom.addWidget(self.details)
         bottom.addWidget(self.findings_panel)
