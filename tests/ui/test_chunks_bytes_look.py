@@ -10,14 +10,14 @@ import re
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QTextDocument
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication, QLabel, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from explorer.ui.bytes import create_pane as create_bytes_pane
-from explorer.ui.bytes.model import COL_TOKENS
-from explorer.ui.bytes.strip import MARGIN
+from explorer.ui.bytes.model import COL_NAME, COL_SCRIPT, COL_TOKENS
+from explorer.ui.bytes.strip import BAND_GAP, MARGIN
 from explorer.ui.chunks import create_pane as create_chunks_pane
 from explorer.ui.chunks.categories import CATEGORIES, legend_html
 from explorer.ui.session import Session
@@ -160,3 +160,44 @@ def test_the_decoder_lanes_show_whole_lines(qtbot: QtBot, session: Session, o200
             text_bottom = line_tops(view.label, bottom=True)[-1]
             assert value + height >= text_bottom, f"after {shown} tokens the lane's last line is cut"
     assert scrolled >= 4, "the text should make lanes of more lines than they show"
+
+
+@pytest.mark.parametrize("configuration", [(1920, 1080, "light", True), (1280, 800, "dark", False)],
+                         ids=configuration_id)
+def test_the_bytes_table_names_and_buttons_read_evenly(qapp: QApplication, tmp_path: Path, o200k,  # type: ignore[no-untyped-def]
+                                                       configuration: Configuration) -> None:
+    """At 1920x1080 in presentation mode 'DEVANAGARI VOWEL SIGN AA' took two lines (some names two,
+    some cut), the Script column half empty beside it; the strip kept a band's height of blank
+    while the table showed three rows; '⏮ Reset' and 'End ⏭' stood taller than the other buttons."""
+    session = Session(Settings(QSettings(str(tmp_path / "bytes.ini"), QSettings.Format.IniFormat)))
+    session.set_tokenizer(o200k, "o200k_base")
+    window = open_window(qapp, session, configuration, "bytes")
+    try:
+        pane = window.panes["bytes"]
+        pane.set_text("मावा केक 🎂")  # type: ignore[attr-defined]
+        settle(qapp, window)
+        table, model = pane.table, pane.model  # type: ignore[attr-defined]
+        metrics = QFontMetrics(table.font())
+        heights = {table.rowHeight(row) for row in range(model.rowCount())}  # (an emoji's a pixel taller)
+        assert max(heights) - min(heights) < metrics.lineSpacing() // 2, f"rows {sorted(heights)} px: names wrapped"
+        scripts = [model.data(model.index(row, COL_SCRIPT)) for row in range(model.rowCount())]
+        assert table.columnWidth(COL_SCRIPT) <= max(metrics.horizontalAdvance(s) for s in scripts) + 24
+        names = [model.data(model.index(row, COL_NAME)) for row in range(model.rowCount())]
+        if table.columnWidth(COL_NAME) < max(metrics.horizontalAdvance(n) for n in names) + 8:
+            delegate = table.itemDelegateForColumn(COL_NAME)
+            option = QStyleOptionViewItem()
+            delegate.initStyleOption(option, model.index(1, COL_NAME))
+            assert option.textElideMode == Qt.TextElideMode.ElideLeft  # '…VOWEL SIGN AA', not 'DEVANAGARI VOW…'
+        buttons = (pane.reset_button, pane.back_button, pane.step_button, pane.play_button, pane.end_button)  # type: ignore[attr-defined]
+        assert len({button.height() for button in buttons}) == 1, [button.height() for button in buttons]
+        # The strip in whole bands, no blank band under them; the table the rest, a few rows at least.
+        strip, view = pane.strip, pane.strip_scroll.viewport()  # type: ignore[attr-defined]
+        band = strip.band_height + BAND_GAP
+        shown = min(len(strip.bands), int((view.height() - MARGIN) // band) or 1)
+        assert view.height() < (shown + 1) * band, f"{view.height()} px for {shown} band(s) of {band:.0f} px"
+        rows_in_sight = table.rowAt(table.viewport().height() - 1)
+        rows_in_sight = model.rowCount() if rows_in_sight < 0 else rows_in_sight
+        assert rows_in_sight >= 4, f"{rows_in_sight} rows of the table in sight"
+    finally:
+        close_window(qapp, window)
+        session.shutdown()

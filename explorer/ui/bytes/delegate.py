@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QSize
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
@@ -49,3 +49,12 @@ class BitsDelegate(QStyledItemDelegate):
         bold.setBold(True)
         width = QFontMetricsF(bold).horizontalAdvance("0" * 9 * len(groups)) + 8
         return QSize(max(size.width(), int(width)), size.height())
+
+
+class LeftElidingDelegate(QStyledItemDelegate):
+    """Elides a cell's text at its start: a character's name ends in what tells it apart
+    ('…VOWEL SIGN AA', where eliding the end read 'DEVANAGARI VOWEL SIGN…' for AA, E and AI alike)."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideLeft

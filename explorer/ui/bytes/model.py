@@ -82,9 +82,9 @@ class CharTableModel(QAbstractTableModel):
             return self._tokens_text(row, info)
         return None
 
-    def longest_tokens_texts(self, count: int = 24) -> list[str]:
-        """The tokens column's longest texts (by characters: measuring all 2,000 rows' took 25 ms)."""
-        texts = (self._tokens_text(row, info) for row, info in enumerate(self.chars))
+    def longest_texts(self, column: int, count: int = 24) -> list[str]:
+        """The column's longest texts (by characters: measuring all 2,000 rows' took 25 ms)."""
+        texts = (self._display(row, info, column) or "" for row, info in enumerate(self.chars))
         return sorted(texts, key=len)[-count:]
 
     def _tokens_text(self, row: int, info: CharInfo) -> str:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QPlainTextEdit, QPushButton, QScrollArea, QSlider, QSplitter, QTableView,
+                               QPlainTextEdit, QPushButton, QScrollArea, QSlider, QTableView,
                                QVBoxLayout, QWidget)
 
 from explorer.core.plural import plural
@@ -21,12 +21,13 @@ from explorer.core.errors import ExplorerError
 from explorer.core.sources.tokenizer import Token, Tokenizer, tokens_from_ids
 from explorer.core.text.chars import TextCounts, count, describe, tokens_of_chars
 from explorer.core.text.streaming import StreamReplay
-from explorer.ui.bytes.delegate import BitsDelegate
+from explorer.ui.bytes.delegate import BitsDelegate, LeftElidingDelegate
 from explorer.ui.bytes.examples import DEFAULT_TEXT, ENGLISH_ORDER, EXAMPLES
 from explorer.ui.bytes.lanes import StreamLanes
 from explorer.ui.bytes.model import COL_BITS, COL_NAME, COL_SCRIPT, COL_TOKENS, COLUMNS, CharTableModel
 from explorer.ui.bytes.roles import legend_html
-from explorer.ui.bytes.strip import ByteStrip
+from explorer.ui.bytes.strip import BAND_GAP, MARGIN, ByteStrip
+from explorer.ui.fitted_splitter import FittedSplitter
 from explorer.ui.pane import Pane, WrappingLabel, example_bar
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later
@@ -36,6 +37,7 @@ DEBOUNCE_MS = 150
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)  # tokens per second
 DEFAULT_SPEED = 2
 NBSP = "\u00a0"
+TABLE_ROWS = 4  # the character table's rows kept in sight under the stream before its strip takes more bands
 
 
 class BytesPane(Pane):
@@ -55,6 +57,10 @@ class BytesPane(Pane):
         self._debounce.timeout.connect(self.recompute)
         self._player = QTimer(self)
         self._player.timeout.connect(self._on_player_tick)
+        self._fit_splitter_soon = QTimer(self)  # (once per turn, after the layout has settled)
+        self._fit_splitter_soon.setSingleShot(True)
+        self._fit_splitter_soon.setInterval(0)
+        self._fit_splitter_soon.timeout.connect(self._fit_splitter)
         self._build()
         self._build_shortcuts()
         self._apply_font(session.font)
@@ -112,19 +118,20 @@ class BytesPane(Pane):
         self.table.setModel(self.model)
         self.bits_delegate = BitsDelegate(self.table)
         self.table.setItemDelegateForColumn(COL_BITS, self.bits_delegate)
+        self.table.setItemDelegateForColumn(COL_NAME, LeftElidingDelegate(self.table))
+        self.table.setWordWrap(False)  # (one line a row: wrapped, some names took two lines, some were cut)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setResizeContentsPrecision(100)  # measure 100 rows, not all
-        # The name and the script share what is left, eliding if they must (a danda's script reads
-        # "Common (with Bengali, Devanagari, Dogra +15)"): as wide as its text, it left the tokens
-        # column, the last, 122 px at 1920x1080 in presentation mode, and the ids there were cut.
-        for column in (COL_NAME, COL_SCRIPT):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        # The name and the script share what is left (see _fit_text_columns), eliding if they must.
+        header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(COL_SCRIPT, QHeaderView.ResizeMode.Fixed)
         header.setSectionResizeMode(COL_TOKENS, QHeaderView.ResizeMode.Fixed)  # as wide as its widest text
         header.setStretchLastSection(False)
+        self.table.viewport().installEventFilter(self)  # (resized: the script's share again)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _: self.strip.select_char(current.row()))
 
         top = QWidget()
@@ -133,12 +140,13 @@ class BytesPane(Pane):
         top_layout.addWidget(self.editor)
         top_layout.addLayout(examples)
         top_layout.addWidget(self.counts)
-        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter = self.splitter = FittedSplitter(Qt.Orientation.Vertical)  # (sizes: see _fit_splitter)
         splitter.addWidget(self.player)
         splitter.addWidget(self.table)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([560, 140])
+        self.strip_scroll.installEventFilter(self)  # (resized: the splitter fitted again, next turn)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(top)
@@ -164,11 +172,11 @@ class BytesPane(Pane):
             row.addWidget(made)
             return made
 
-        self.reset_button = button("⏮ Reset", "Back to no tokens (Home, F6)", self.reset)
+        self.reset_button = button("|◀ Reset", "Back to no tokens (Home, F6)", self.reset)
         self.back_button = button("◀ Back", "One token back (←, F7)", self.back)
         self.step_button = button("Step ▶", "One more token (→, F9)", self.step)
         self.play_button = button("▶ Play", "Play the tokens one at a time (Space, F8)", self.toggle_play)
-        self.end_button = button("End ⏭", "All tokens (End)", self.to_end)
+        self.end_button = button("End ▶|", "All tokens (End)", self.to_end)
         row.addSpacing(10)
         row.addWidget(QLabel("Speed:"))
         self.speed = QSlider(Qt.Orientation.Horizontal)
@@ -231,20 +239,61 @@ class BytesPane(Pane):
         self.replay = StreamReplay([t.bytes for t in self.tokens])
         held = tokens_of_chars(chars, [(t.byte_start, t.byte_end) for t in self.tokens])
         self.model.set_chars(chars, held, [t.id for t in self.tokens])
-        self._fit_tokens_column()
+        self._fit_text_columns()
         self.strip.set_data(chars, self.tokens, self.replay.steps)
         tokenizer = self.session.tokenizer
         counts = count(safe, None if self.using_bytes else len(self.tokens), reference)
         self._show_counts(counts, tokenizer, len(self.editor.toPlainText()) > MAX_CHARS)
         self.set_shown(len(self.replay))
+        self._fit_splitter_soon.start()
 
-    def _fit_tokens_column(self) -> None:
+    def _fit_text_columns(self) -> None:
         """The tokens column as wide as its widest text in any row, not only the rows Qt samples
-        ("#841 (id 173468)" far down is wider than "#1 (id 976)" at the top): an id is never cut."""
+        ("#841 (id 173468)" far down is wider than "#1 (id 976)" at the top): an id is never cut.
+        The name and the script share the rest: the script as wide as its text up to a third of
+        it (a danda's reads "Common (with Bengali, Devanagari, Dogra +15)"), the name all the rest
+        (sharing equally, "DEVANAGARI VOWEL SIGN AA" read "DEVANAGARI …" beside "Devanagari")."""
+        self.table.setColumnWidth(COL_TOKENS, self._widest(COL_TOKENS))
+        header = self.table.horizontalHeader()
+        others = sum(header.sectionSize(c) for c in range(len(COLUMNS))
+                     if c not in (COL_NAME, COL_SCRIPT) and not header.isSectionHidden(c))
+        shared = self.table.viewport().width() - others
+        width = max(self._widest(COL_SCRIPT, 0), min(self._widest(COL_SCRIPT), shared // 3))
+        if header.sectionSize(COL_SCRIPT) != width:
+            self.table.setColumnWidth(COL_SCRIPT, width)
+
+    def _widest(self, column: int, rows: int = 24) -> int:
+        """Pixels the column's header and its `rows` longest texts need (0 rows: the header's)."""
         metrics = QFontMetrics(self.table.font())
-        widest = max((metrics.horizontalAdvance(text) for text in self.model.longest_tokens_texts()), default=0)
-        title = QFontMetrics(self.table.horizontalHeader().font()).horizontalAdvance(COLUMNS[COL_TOKENS])
-        self.table.setColumnWidth(COL_TOKENS, max(widest, title) + 16)
+        texts = self.model.longest_texts(column, rows) if rows else []
+        widest = max((metrics.horizontalAdvance(text) for text in texts), default=0)
+        title = QFontMetrics(self.table.horizontalHeader().font()).horizontalAdvance(COLUMNS[column])
+        return max(widest, title) + 16
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport():
+            self._fit_text_columns()
+        if event.type() == QEvent.Type.Resize and watched is self.strip_scroll:
+            self._fit_splitter_soon.start()
+        return super().eventFilter(watched, event)
+
+    def _fit_splitter(self) -> None:
+        """The strip as many whole bands as it has that fit above TABLE_ROWS rows of the table; the
+        table the rest (at 1920x1080 in presentation mode the strip kept a band's height of blank
+        under its band while the table showed three rows). Once the user drags the handle, theirs."""
+        splitter, table = self.splitter, self.table
+        total = sum(splitter.sizes())
+        if splitter.dragged or total <= 0 or not self.strip.bands:
+            return
+        rows = sum(table.rowHeight(row) for row in range(min(self.model.rowCount(), TABLE_ROWS)))
+        bar = table.horizontalScrollBar().sizeHint().height() if table.horizontalScrollBar().isVisible() else 0
+        table_height = table.horizontalHeader().height() + rows + bar + 2 * table.frameWidth()
+        around = self.player.height() - self.strip_scroll.viewport().height()  # controls, lanes, legend
+        band = self.strip.band_height + BAND_GAP
+        bands = max(1, min(len(self.strip.bands), int((total - table_height - around - MARGIN) // band)))
+        player = max(self.player.minimumSizeHint().height(), around + int(bands * band + MARGIN))
+        if player < total and splitter.sizes()[0] != player:
+            splitter.setSizes([player, total - player])
 
     def _on_strip_range_changed(self, _minimum: int, _maximum: int) -> None:
         """The strip or its view changed height (new text, a resize, the lanes' lines): keep the
@@ -398,7 +447,17 @@ class BytesPane(Pane):
         table_font.setPointSizeF(max(8.0, font.pointSizeF() * 0.9))
         self.table.setFont(table_font)
         self.table.resizeRowsToContents()
-        self._fit_tokens_column()
+        self._fit_text_columns()
+        call_later(self, self._even_buttons)  # (once the buttons have the new font too)
+
+    def _even_buttons(self) -> None:
+        """The stream's buttons all as tall as the tallest (a symbol from a taller fallback font,
+        as "⏮ Reset" and "End ⏭" were, stood out a few pixels from the others; their marks are
+        now drawn from the text font's own triangles, as Back and Play's are)."""
+        buttons = (self.reset_button, self.back_button, self.step_button, self.play_button, self.end_button)
+        tallest = max(button.sizeHint().height() for button in buttons)
+        for button in buttons:
+            button.setFixedHeight(tallest)
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         self.strip.set_dark(dark)
