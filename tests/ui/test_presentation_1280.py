@@ -20,7 +20,7 @@ from explorer.core.sources.load import load_tokenizer
 from explorer.ui.corpus.efficiency_chart import EfficiencyChart
 from explorer.ui.main_window import MainWindow
 from explorer.ui.session import Session
-from explorer.ui.training.model import LEFT, NEW, RIGHT
+from explorer.ui.training.model import LEFT, NEW, RANK, RIGHT
 from explorer.ui.theme import BASE, BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, TEXT, apply_theme
 from explorer.ui.zoom import apply_zoom, ui_point_size
 from tests.ui.windows import close_window, open_window, settle
@@ -192,6 +192,8 @@ def test_the_training_pane_reads_at_presentation_size(qapp: QApplication, qtbot:
     letter = QFontMetrics(window.session.font).horizontalAdvance("0")
     for column, characters in ((LEFT, 4), (RIGHT, 4), (NEW, 8)):
         assert table.columnWidth(column) >= characters * letter, f"column {column}: {table.columnWidth(column)} px"
+    # A run of a few hundred merges: the merge number takes 3 digits' room, not 7 ("100,000").
+    assert table.columnWidth(RANK) <= 5 * letter + 16, f"merge number {table.columnWidth(RANK)} px for 3 digits"
     total = sum(table.columnWidth(c) for c in range(table.model().columnCount()))
     if total > table.viewport().width():
         bar = table.horizontalScrollBar()
@@ -234,6 +236,23 @@ def test_the_training_pane_reads_at_presentation_size(qapp: QApplication, qtbot:
     settle(qapp, window)
     assert window.size() == QSize(1280, 800)
     assert pane.demo.count.width() <= pane.demo.width()
+
+
+def test_the_new_token_is_whole_beside_its_parts_after_the_sample_run(qapp: QApplication, qtbot: QtBot,
+                                                                        window: MainWindow) -> None:
+    """The quick start's English sample at 1,024: at 1280x800 in presentation mode the merges
+    table shows the merge number, both parts and the new token whole (the new token sat under the
+    cut-column cover, beside a merge number column with room for 7 digits)."""
+    window.show_pane("training")
+    pane = window.panes["training"]
+    pane.prepare_screenshot()
+    qtbot.waitUntil(lambda: pane.run is not None and not pane.run.is_running, timeout=60_000)
+    settle(qapp, window)
+    table = pane.table
+    table.horizontalScrollBar().setValue(0)
+    qapp.processEvents()
+    assert table.columnViewportPosition(NEW) + table.columnWidth(NEW) <= table.viewport().width(), (
+        f"new token at {table.columnViewportPosition(NEW)}+{table.columnWidth(NEW)} px in {table.viewport().width()}")
 
 
 def test_a_zoom_fits_table_rows_to_the_new_font_at_once(qtbot: QtBot) -> None:

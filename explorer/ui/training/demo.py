@@ -42,7 +42,7 @@ class LiveSentence(QGroupBox):
     """An editable sentence and its tokens under the merges learned so far."""
 
     def __init__(self, model: MergesModel, parent: QWidget | None = None) -> None:
-        super().__init__("A sentence, tokenized as merges land", parent)
+        super().__init__("A sentence as merges land", parent)
         self.model = model  # its merges and vocabulary are the run's so far
         self.pattern = "cl100k"
         self.tokens = SentenceTokens(DEFAULT_SENTENCE, self.pattern)

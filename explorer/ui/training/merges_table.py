@@ -8,7 +8,7 @@ a row is never read without knowing which merge it is).
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
@@ -25,6 +25,8 @@ class FittedColumns(QObject):
     Rows are measured as they come into view (a run of 100,000 merges is never measured whole),
     and a column keeps the width it grew to until the font changes or the table is emptied: it
     does not narrow and widen again under the reader's eyes as the table scrolls."""
+
+    widened = Signal()  # a text column grew to the rows in view
 
     def __init__(self, table: QTableView, stretch: int, parts: tuple[int, ...] = ()) -> None:
         super().__init__(table)
@@ -100,6 +102,7 @@ class FittedColumns(QObject):
         if grown:
             self._share()
             self.fit()
+            self.widened.emit()
 
     def _on_model_reset(self) -> None:
         self.content.clear()

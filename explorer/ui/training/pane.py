@@ -62,6 +62,7 @@ PART_CHARS = 5  # room for a merge's left and right parts: the new token (both t
 NEW_CHARS = 9  # the new token's least room, in characters
 SIDE_WIDTH = 380  # pixels: the settings column at normal size (wider when its fields need it)
 PLOTS_WIDTH = 420  # pixels the sentence and plots keep when the merges table widens to its columns
+PLOTS_LEAST = 330  # ... and when it widens to show the new token whole
 
 
 class TrainingPane(Pane):
@@ -83,6 +84,7 @@ class TrainingPane(Pane):
         self._ticks = 0
         self._status_dirty = self._scroll_pending = False
         self._pending: list[Merge] = []  # merges received, not yet in the table
+        self._largest_rank = 100_000  # the merge number the table's first column has room for
         session.corpus_changed.connect(self._on_session_corpus_changed)
         session.font_changed.connect(self._on_session_font_changed)
         session.theme_changed.connect(self._on_session_theme_changed)
@@ -137,6 +139,7 @@ class TrainingPane(Pane):
                     RIGHT: QHeaderView.ResizeMode.Interactive}.get(column, QHeaderView.ResizeMode.Fixed)
             header.setSectionResizeMode(column, mode)
         self.columns = FittedColumns(self.table, NEW, parts=(LEFT, RIGHT))
+        self.columns.widened.connect(self._fit_body)  # (longer tokens came into view)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
         table_layout.addWidget(self.table, 1)
@@ -270,6 +273,8 @@ class TrainingPane(Pane):
                          "choose the built-in engine to step or play.")
             return False
         self.model.clear()
+        self._largest_rank = settings.target_merges
+        self._fit_number_columns()
         self.details.show_merge(None, self.model.vocab, settings.rules)
         self._pending = []
         self.model.count_help = APPLIED_COUNT_HELP if settings.engine == "hf" else PAIR_COUNT_HELP
@@ -637,9 +642,7 @@ class TrainingPane(Pane):
 
     def _on_session_font_changed(self, font: QFont) -> None:
         self.model.set_text_font(font)
-        digits = QFontMetrics(self.table.font()).horizontalAdvance("0") + 1
-        for column, width in ((RANK, 7), (ID, 6), (COUNT, 8), (TIE, 5)):  # room for 100,000 / 200000 / 1,000,000
-            self.table.horizontalHeader().resizeSection(column, digits * width + 12)
+        self._fit_number_columns()
         metrics_height = max(font.pointSize() * 2, 20)
         self.table.verticalHeader().setDefaultSectionSize(metrics_height + 4)  # (first: the rows in view are measured)
         letters = QFontMetrics(font).horizontalAdvance("0")
@@ -652,17 +655,38 @@ class TrainingPane(Pane):
         self.demo.set_text_font(font)
         call_later(self, self._fit_side)  # once Qt has handed the font to the fields
 
+    def _fit_number_columns(self) -> None:
+        """The number columns as wide as the run's largest numbers: the merge number for its
+        vocabulary ("768" needs 3 digits, not the 7 of "100,000": at 1280x800 in presentation mode
+        those 4 digits pushed the new token under the cut-column cover), ids, counts, ties."""
+        digits = QFontMetrics(self.table.font()).horizontalAdvance("0") + 1
+        header = self.table.horizontalHeader()
+        for column, width in ((RANK, len(f"{self._largest_rank:,}")), (ID, 6), (COUNT, 8), (TIE, 5)):
+            header.resizeSection(column, digits * max(width, 3) + 12)  # ids to 200000, counts to 1,000,000
+
     def _fit_side(self) -> None:
         """The settings column as wide as its fields need at the current font (SideColumn), and
-        the merges table beside it as wide as its columns need."""
+        the merges table beside it (_fit_body)."""
         fit_side(self.content, self.side, SIDE_WIDTH)
-        # Then the merges table as wide as its columns need, if the plots keep PLOTS_WIDTH beside it
-        # (at 1920x1080 in presentation mode both fit; narrower, the table scrolls sideways)
+        self._fit_body()
+
+    def _fit_body(self) -> None:
+        """The merges table as wide as all its columns need, if the plots keep PLOTS_WIDTH beside
+        it (at 1920x1080 in presentation mode they do); else as wide as the merge number, its parts
+        and the new token need, if the plots keep PLOTS_LEAST (at 1280x800 in presentation mode
+        the new token sat under the cut-column cover); past that, the table scrolls sideways."""
         body = self.body_split.sizes()
-        needed = (self.columns.least_width() + self.table.verticalScrollBar().sizeHint().width()
-                  + 2 * self.table.frameWidth())
-        if len(body) == 2 and body[0] < needed <= sum(body) - PLOTS_WIDTH:
-            self.body_split.setSizes([needed, sum(body) - needed])
+        if len(body) != 2 or sum(body) <= 0:
+            return
+        header, extra = self.table.horizontalHeader(), (self.table.verticalScrollBar().sizeHint().width()
+                                                        + 2 * self.table.frameWidth())
+        new_token = max(self.columns.minimum, self.columns.content.get(NEW, 0))
+        through_new = sum(header.sectionSize(column) for column in (RANK, LEFT, RIGHT)) + new_token + extra
+        for needed, keep in ((self.columns.least_width() + extra, PLOTS_WIDTH), (through_new, PLOTS_LEAST)):
+            if needed <= sum(body) - keep:
+                if body[0] < needed:
+                    self.body_split.setSizes([needed, sum(body) - needed])
+                return
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         self.model.set_highlight(QColor("#6b5800" if dark else "#ffe680"))
