@@ -682,7 +682,11 @@ class TrainingPane(Pane):
                                                         + 2 * self.table.frameWidth())
         new_token = max(self.columns.minimum, self.columns.content.get(NEW, 0))
         through_new = sum(header.sectionSize(column) for column in (RANK, LEFT, RIGHT)) + new_token + extra
-        for needed, keep in ((self.columns.least_width() + extra, PLOTS_WIDTH), (through_new, PLOTS_LEAST)):
+        least = PLOTS_LEAST
+        plots = self.plots_panel.built_plots
+        if plots is not None:  # (and their titles whole)
+            least = max(least, plots.least_width() + self.body_split.widget(1).width() - plots.width())
+        for needed, keep in ((self.columns.least_width() + extra, max(PLOTS_WIDTH, least)), (through_new, least)):
             if needed <= sum(body) - keep:
                 if body[0] < needed:
                     self.body_split.setSizes([needed, sum(body) - needed])

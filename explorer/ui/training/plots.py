@@ -61,6 +61,9 @@ def count_text(value: float) -> str:
     return f"{value:g}"
 
 
+SHORT_TITLES = ("Bytes per token:", "Count of each merge", "Compression vs vocab")  # where the long ones do not fit (the axis says "vocabulary size")
+
+
 class DecadeAxis(pg.AxisItem):
     """A log axis labelled at whole decades only (1, 10, 100, 1k), skipping decades when they sit
     closer than a label allows; pyqtgraph's own labels 2 ... 9 between them pile into a stack."""
@@ -179,6 +182,11 @@ class PlotsPanel(QStackedWidget):
             self._building.build_next_part()
         if self._building.complete:
             self._add_plots(self._building)
+
+    @property
+    def built_plots(self) -> TrainingPlots | None:
+        """The plots once built; None before (asking `plots` builds them)."""
+        return self._plots
 
     @property
     def plots(self) -> TrainingPlots:
@@ -434,9 +442,10 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         font.setPointSize(self._title_points)
         metrics = QFontMetrics(font)
         widest = self.width() - 24
-        titles = {self.compression: ("Bytes per token:", self._curve_names, "Bytes per token:"),
-                  self.counts: ("Count of each new merge", [], "Count of each merge"),
-                  self.sweep: ("Compression vs vocabulary size", [f"({self.sweep_source})"], "Compression vs vocab size")}
+        short = dict(zip(("compression", "counts", "sweep"), SHORT_TITLES))
+        titles = {self.compression: ("Bytes per token:", self._curve_names, short["compression"]),
+                  self.counts: ("Count of each new merge", [], short["counts"]),
+                  self.sweep: ("Compression vs vocabulary size", [f"({self.sweep_source})"], short["sweep"])}
         for plot, (head, tail, short_head) in titles.items():
             # The title is centred over the plot's area, right of its left axis: that is its room
             # (the plots' width less a margin was 30 px more, and "━ training text" ran off the edge).
@@ -453,6 +462,15 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
                           size=f"{self._title_points}pt", color=self._text_color.name())
             self._title_rows[plot] = fit_title_row(plot, font, lines)
         self._fit_minimum_height()
+
+    def least_width(self) -> int:
+        """Pixels the plots need for each title's shortest form on a line of its own, right of the
+        left axis (narrower, 'Compression vs vocab size' ran past the plot's edge)."""
+        font = QFont()
+        font.setPointSize(self._title_points)
+        metrics = QFontMetrics(font)
+        axis = max(int(plot.getAxis("left").width()) for plot in (self.compression, self.counts, self.sweep))
+        return max(map(metrics.horizontalAdvance, SHORT_TITLES)) + axis + 40
 
     def resizeEvent(self, event: QResizeEvent | None) -> None:  # noqa: N802 (Qt override; pyqtgraph passes None)
         super().resizeEvent(event)
