@@ -21,3 +21,13 @@ def call_later(context: QObject, slot: Callable[[], object], ms: int = 0) -> Non
     timer.timeout.connect(slot)
     timer.timeout.connect(timer.deleteLater)
     timer.start(ms)
+
+
+def once_next_turn(context: QObject, slot: Callable[[], object]) -> QTimer:
+    """A timer that calls `slot` on the next event-loop turn, once however often it is started in
+    this one (a splitter drag resizes many times a turn; the fit after it need run once)."""
+    timer = QTimer(context)
+    timer.setSingleShot(True)
+    timer.setInterval(0)
+    timer.timeout.connect(slot)
+    return timer

@@ -30,7 +30,7 @@ from explorer.ui.bytes.strip import BAND_GAP, MARGIN, ByteStrip
 from explorer.ui.fitted_splitter import FittedSplitter
 from explorer.ui.pane import Pane, WrappingLabel, example_bar
 from explorer.ui.session import Session
-from explorer.ui.timers import call_later
+from explorer.ui.timers import call_later, once_next_turn
 
 MAX_CHARS = 2_000
 DEBOUNCE_MS = 150
@@ -57,10 +57,8 @@ class BytesPane(Pane):
         self._debounce.timeout.connect(self.recompute)
         self._player = QTimer(self)
         self._player.timeout.connect(self._on_player_tick)
-        self._fit_splitter_soon = QTimer(self)  # (once per turn, after the layout has settled)
-        self._fit_splitter_soon.setSingleShot(True)
-        self._fit_splitter_soon.setInterval(0)
-        self._fit_splitter_soon.timeout.connect(self._fit_splitter)
+        self._fit_splitter_soon = once_next_turn(self, self._fit_splitter)  # (after the layout has settled)
+        self._tokens_width, self._script_widths = 0, (0, 0)  # (measured: _measure_text_columns)
         self._build()
         self._build_shortcuts()
         self._apply_font(session.font)
@@ -239,7 +237,7 @@ class BytesPane(Pane):
         self.replay = StreamReplay([t.bytes for t in self.tokens])
         held = tokens_of_chars(chars, [(t.byte_start, t.byte_end) for t in self.tokens])
         self.model.set_chars(chars, held, [t.id for t in self.tokens])
-        self._fit_text_columns()
+        self._measure_text_columns()
         self.strip.set_data(chars, self.tokens, self.replay.steps)
         tokenizer = self.session.tokenizer
         counts = count(safe, None if self.using_bytes else len(self.tokens), reference)
@@ -247,18 +245,26 @@ class BytesPane(Pane):
         self.set_shown(len(self.replay))
         self._fit_splitter_soon.start()
 
+    def _measure_text_columns(self) -> None:
+        """Measure the tokens and script columns' texts (new text or a new font), then fit them."""
+        self._tokens_width = self._widest(COL_TOKENS)
+        self._script_widths = (self._widest(COL_SCRIPT, 0), self._widest(COL_SCRIPT))  # (its title, its texts)
+        self._fit_text_columns()
+
     def _fit_text_columns(self) -> None:
         """The tokens column as wide as its widest text in any row, not only the rows Qt samples
         ("#841 (id 173468)" far down is wider than "#1 (id 976)" at the top): an id is never cut.
         The name and the script share the rest: the script as wide as its text up to a third of
         it (a danda's reads "Common (with Bengali, Devanagari, Dogra +15)"), the name all the rest
-        (sharing equally, "DEVANAGARI VOWEL SIGN AA" read "DEVANAGARI …" beside "Devanagari")."""
-        self.table.setColumnWidth(COL_TOKENS, self._widest(COL_TOKENS))
+        (sharing equally, "DEVANAGARI VOWEL SIGN AA" read "DEVANAGARI …" beside "Devanagari").
+        At a resize the widths measured last are used: the texts are not measured again."""
+        self.table.setColumnWidth(COL_TOKENS, self._tokens_width)
         header = self.table.horizontalHeader()
         others = sum(header.sectionSize(c) for c in range(len(COLUMNS))
                      if c not in (COL_NAME, COL_SCRIPT) and not header.isSectionHidden(c))
         shared = self.table.viewport().width() - others
-        width = max(self._widest(COL_SCRIPT, 0), min(self._widest(COL_SCRIPT), shared // 3))
+        title, texts = self._script_widths
+        width = max(title, min(texts, shared // 3))
         if header.sectionSize(COL_SCRIPT) != width:
             self.table.setColumnWidth(COL_SCRIPT, width)
 
@@ -447,17 +453,7 @@ class BytesPane(Pane):
         table_font.setPointSizeF(max(8.0, font.pointSizeF() * 0.9))
         self.table.setFont(table_font)
         self.table.resizeRowsToContents()
-        self._fit_text_columns()
-        call_later(self, self._even_buttons)  # (once the buttons have the new font too)
-
-    def _even_buttons(self) -> None:
-        """The stream's buttons all as tall as the tallest (a symbol from a taller fallback font,
-        as "⏮ Reset" and "End ⏭" were, stood out a few pixels from the others; their marks are
-        now drawn from the text font's own triangles, as Back and Play's are)."""
-        buttons = (self.reset_button, self.back_button, self.step_button, self.play_button, self.end_button)
-        tallest = max(button.sizeHint().height() for button in buttons)
-        for button in buttons:
-            button.setFixedHeight(tallest)
+        self._measure_text_columns()
 
     def _on_session_theme_changed(self, dark: bool) -> None:
         self.strip.set_dark(dark)

@@ -10,7 +10,7 @@ from collections.abc import Generator, Sequence
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QSize, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QSize, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QLabel, QStyledItemDelegate, QStyleOptionViewItem, QTableView,
                                QVBoxLayout, QWidget)
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QLabel, QStyledItemDelegate, QStyleOptionViewItem
 from explorer.core.analysis.compare import boundary_differences, count_words
 from explorer.core.analysis.findings import audit_check, iter_findings
 from explorer.ui.cell_width import column_width
-from explorer.ui.timers import call_later
+from explorer.ui.timers import call_later, once_next_turn
 from explorer.ui.tokens.findings_model import FINDING_ROLE, FindingsModel
 from explorer.ui.workers import Workers
 
@@ -65,10 +65,7 @@ class FindingsPanel(QWidget):
         # to "Special-token ..." in presentation mode), measured when rows come and at a zoom
         # (cell_width.py: not Qt's ResizeToContents); the finding itself takes the rest.
         self.table.horizontalHeader().setStretchLastSection(True)
-        self._fit_rows_soon = QTimer(self)  # (once per turn, however many resizes a splitter drag makes)
-        self._fit_rows_soon.setSingleShot(True)
-        self._fit_rows_soon.setInterval(0)
-        self._fit_rows_soon.timeout.connect(self._fit_rows)
+        self._fit_rows_soon = once_next_turn(self, self._fit_rows)
         self._fitted: set[int] = set()  # rows fitted to their text at the finding column's width now
         self.table.horizontalHeader().sectionResized.connect(self._on_header_section_resized)
         self.table.verticalScrollBar().valueChanged.connect(self._fit_rows_soon.start)

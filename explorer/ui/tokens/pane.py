@@ -18,7 +18,7 @@ from explorer.core.sources.tokenizer import SPECIAL_MODES, Tokenizer
 from explorer.ui.fitted_splitter import FittedSplitter
 from explorer.ui.pane import Pane, WrappingLabel
 from explorer.ui.session import Session
-from explorer.ui.timers import call_later
+from explorer.ui.timers import call_later, once_next_turn
 from explorer.ui.tokens.compare import CompareLanes
 from explorer.ui.tokens.details import DetailsView, token_details
 from explorer.ui.tokens.editor import PromptEditor
@@ -57,10 +57,7 @@ class TokensPane(CompareLanes, Pane):
         self._banner_error = ""
         self.prompt = Prompt()
         self._remembered: str | None = None
-        self._fit_soon = QTimer(self)  # (a lane's summary wrapped anew: share the room again, once per turn)
-        self._fit_soon.setSingleShot(True)
-        self._fit_soon.setInterval(0)
-        self._fit_soon.timeout.connect(self.fit_to_content)
+        self._fit_soon = once_next_turn(self, self.fit_to_content)  # (a lane's summary wrapped anew: share the room again)
         self._build()
         self._idle = QTimer(self)
         self._idle.setSingleShot(True)

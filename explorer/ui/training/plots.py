@@ -438,14 +438,13 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         read), on one line if the plot is wide enough, else on two; its row as tall as its lines.
         A title never widens the plots (pyqtgraph makes its width their minimum)."""
         colors = {"training text": TRAIN_COLOR, "held-out text": HELD_OUT_COLOR}
-        font = QFont()
-        font.setPointSize(self._title_points)
+        font = self._title_font()
         metrics = QFontMetrics(font)
         widest = self.width() - 24
-        short = dict(zip(("compression", "counts", "sweep"), SHORT_TITLES))
-        titles = {self.compression: ("Bytes per token:", self._curve_names, short["compression"]),
-                  self.counts: ("Count of each new merge", [], short["counts"]),
-                  self.sweep: ("Compression vs vocabulary size", [f"({self.sweep_source})"], short["sweep"])}
+        short_bytes, short_counts, short_sweep = SHORT_TITLES
+        titles = {self.compression: ("Bytes per token:", self._curve_names, short_bytes),
+                  self.counts: ("Count of each new merge", [], short_counts),
+                  self.sweep: ("Compression vs vocabulary size", [f"({self.sweep_source})"], short_sweep)}
         for plot, (head, tail, short_head) in titles.items():
             # The title is centred over the plot's area, right of its left axis: that is its room
             # (the plots' width less a margin was 30 px more, and "━ training text" ran off the edge).
@@ -463,12 +462,15 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             self._title_rows[plot] = fit_title_row(plot, font, lines)
         self._fit_minimum_height()
 
+    def _title_font(self) -> QFont:
+        font = QFont()
+        font.setPointSize(self._title_points)
+        return font
+
     def least_width(self) -> int:
         """Pixels the plots need for each title's shortest form on a line of its own, right of the
         left axis (narrower, 'Compression vs vocab size' ran past the plot's edge)."""
-        font = QFont()
-        font.setPointSize(self._title_points)
-        metrics = QFontMetrics(font)
+        metrics = QFontMetrics(self._title_font())
         axis = max(int(plot.getAxis("left").width()) for plot in (self.compression, self.counts, self.sweep))
         return max(map(metrics.horizontalAdvance, SHORT_TITLES)) + axis + 40
 
