@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
@@ -366,6 +368,27 @@ def test_counting_in_a_child_ends_with_cancel_and_at_close_without_waiting(
         assert session.shutdown(100)  # as the window closes: a short wait, and no thread left waiting
     assert time.monotonic() - started < 2.5 and not process.is_alive()
     assert pane.table.seen is None
+
+
+def test_a_count_that_ends_after_its_pane_is_gone_is_dropped_quietly(
+        qtbot: QtBot, session: Session, trained: BPE, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A window closed mid-count: the count's result reaches a loader that Qt has deleted."""
+    release = threading.Event()
+
+    def slow_count(tokenizer: Tokenizer, texts: Iterable[str]):  # type: ignore[no-untyped-def]
+        release.wait(10)
+        return (yield from count_occurrences(tokenizer, texts))
+
+    monkeypatch.setattr(loader_module, "count_occurrences", slow_count)
+    pane = create_pane(session)  # not handed to qtbot: the test deletes it
+    session.set_tokenizer(trained, "trained:" + trained.name)
+    qtbot.waitUntil(lambda: pane.table is not None and not pane.busy, timeout=20_000)
+    session.set_corpus(["the cat sat on the mat.\n"] * 12)
+    job = pane.loader.jobs["corpus"]
+    shiboken6.delete(pane)  # the pane and its loader, as at the window's close
+    release.set()
+    qtbot.waitUntil(lambda: job.done, timeout=5_000)
+    qtbot.wait(50)  # the finished signal's queued call: it raised "Signal source has been deleted"
 
 
 def test_exports_png_svg_and_csv(qtbot: QtBot, session: Session, trained: BPE, tmp_path: Path) -> None:

@@ -224,10 +224,16 @@ class VocabLoader(QObject):
     def _watch(self, name: str, label: str, job: Job, on_done: Callable[[Any], None]) -> None:
         self.jobs[name] = job
         job.batch_ready.connect(lambda batch: self._on_job_batch(label, batch))
-        job.finished.connect(lambda value: (self._job_done(name, job), on_done(value)))
+        job.finished.connect(lambda value: self._job_finished(name, job, on_done, value))
         job.failed.connect(lambda message: (self._job_done(name, job), self.failed.emit(label, message)))
         job.cancelled.connect(lambda: self._job_done(name, job))
         self.progress.emit(label, None)
+
+    def _job_finished(self, name: str, job: Job, on_done: Callable[[Any], None], value: Any) -> None:
+        if not isValid(self):  # the window closed while the job ran: nothing is left to show its result
+            return
+        self._job_done(name, job)
+        on_done(value)
 
     def _job_done(self, name: str, job: Job) -> None:
         if not isValid(self):  # the window closed: a cancelled job's signal outlived its loader
