@@ -1,7 +1,10 @@
-"""A small on-disk cache for work that is slow to redo: merges recovered from tiktoken ranks.
+"""A small on-disk cache for work that is slow to redo: merges recovered from tiktoken ranks,
+and the parsed tokens of a rank file.
 
 (The bundled encodings ship their merges, written in the same format by
-packaging/fetch_encodings.py; this cache is for other .tiktoken files.)
+packaging/fetch_encodings.py; the merges cache is for other .tiktoken files. Parsing a rank file
+is redone on every start otherwise: o200k_base's 200,000 base64 lines take 0.13-0.2 s, on the
+path to the first coloured tokens; its cached tokens read in 15 ms.)
 
 Entries live under the user's cache folder (`$XDG_CACHE_HOME/tokenizer-explorer`, by default
 `~/.cache/tokenizer-explorer`) and are keyed by the sha256 of the file they were computed
@@ -13,8 +16,10 @@ skipped silently.
 from __future__ import annotations
 
 import gzip
+import marshal
 import os
 import sys
+import zlib
 from array import array
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +28,9 @@ from explorer.core.files import write_atomic
 
 APP_FOLDER = "tokenizer-explorer"
 _MAGIC = b"TXMERGES1\n"  # bump when the recovery or the layout changes
+# Then the CRC-32 of the rest and the tokens as `marshal` writes a list of bytes (its format can
+# change with Python's, so the version is part of the magic; bump the 1 when the layout changes).
+_VOCAB_MAGIC = b"TXVOCAB1-%d.%d-%d\n" % (*sys.version_info[:2], marshal.version)
 
 
 def cache_dir() -> Path:
@@ -77,3 +85,35 @@ def write_merges(path: Path, merges: list[tuple[int, int, int]]) -> None:
         data = gzip.compress(data, compresslevel=9, mtime=0)  # mtime 0: the same merges, the same bytes
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, data)
+
+
+def vocab_path(sha256: str) -> Path:
+    return cache_dir() / f"vocab-{sha256}.bin"
+
+
+def read_vocab(sha256: str) -> list[bytes] | None:
+    """The tokens (id -> bytes, b"" for an unused id) stored for the rank file with this hash, or
+    None when there are none or the entry is damaged (its CRC is checked before it is unpacked)."""
+    try:
+        data = vocab_path(sha256).read_bytes()
+    except OSError:
+        return None
+    head = len(_VOCAB_MAGIC) + 4
+    if not data.startswith(_VOCAB_MAGIC) or int.from_bytes(data[len(_VOCAB_MAGIC):head], "little") != \
+            zlib.crc32(memoryview(data)[head:]):
+        return None
+    try:
+        vocab = marshal.loads(memoryview(data)[head:])
+    except (ValueError, EOFError, TypeError):
+        return None
+    return vocab if type(vocab) is list else None
+
+
+def write_vocab(sha256: str, vocab: list[bytes]) -> None:
+    """Store a rank file's tokens for `read_vocab`; a cache that cannot be written is skipped."""
+    body = marshal.dumps(vocab, marshal.version)
+    try:
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        write_atomic(vocab_path(sha256), _VOCAB_MAGIC + zlib.crc32(body).to_bytes(4, "little") + body)
+    except OSError:
+        pass  # a read-only home folder: parse again next time

@@ -64,11 +64,14 @@ def pending_recovery() -> list[Path]:
 
 def restore_recovery(session: Session) -> list[str]:
     """Bring recovered tokenizers back into the session; return what was restored (and clear it)."""
+    paths = pending_recovery()
+    if not paths:
+        return []  # (the usual start: `own` brings the trainer's imports, not needed for the first tokens)
     from explorer.core.errors import ExplorerError
     from explorer.core.formats import own
 
     restored: list[str] = []
-    for path in pending_recovery():
+    for path in paths:
         try:
             tokenizer = own.load(path)
             session.add_trained(tokenizer, select=False)

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, Q
                                QVBoxLayout, QWidget)
 
 from explorer.core.errors import ExplorerError
-from explorer.core.formats import own
 from explorer.ui.menus import MenuBar, about_text  # noqa: F401 (about_text: tests and callers import it here)
 from explorer.ui.pane import PAINT_BANDS, Pane, PlaceholderPane, paint_band
 from explorer.ui.picker import TokenizerPicker
@@ -413,6 +412,8 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, f"Save {name}", f"{name}.json", "Tokenizer Explorer JSON (*.json)")
         if not path:
             return False
+        from explorer.core.formats import own  # (with the trainer behind it: not on the way to the first tokens)
+
         try:
             own.save(self.session.trained[name], path)  # type: ignore[arg-type]
         except (ExplorerError, OSError) as exc:

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from tiktoken_ext import openai_public
 
 from explorer.core.algorithms.merges import recover_merges
-from explorer.core.cache import merges_path, read_merges
+from explorer.core.cache import merges_path, read_merges, read_vocab, vocab_path
 from explorer.core.errors import ExplorerError, SpecialTokenError, TokenizerFileError
+from explorer.core.formats import tiktoken_file
 from explorer.core.formats.tekken import read_tekken
 from explorer.core.formats.tiktoken_file import BUNDLED, BundledEncoding, read_ranks, write_ranks
 from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
@@ -131,12 +132,12 @@ def _holes(tokenizer: TiktokenTokenizer) -> int:
 
 @pytest.mark.parametrize("name", sorted({e.file_name: name for name, e in BUNDLED.items() if e.shipped}.values()))  # each file once
 def test_shipped_merges_are_the_recovered_ones(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # an empty user cache: nothing read from or written there
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # an empty user cache: no merges read from or written there
     encoding = BUNDLED[name]
     shipped = read_merges(encoding.merges_path)
     assert shipped == recover_merges(shipped_vocab(encoding))
     assert TiktokenTokenizer.bundled(name).merges == shipped
-    assert not any(tmp_path.rglob("*.bin"))
+    assert not any(tmp_path.rglob("merges-*.bin"))
 
 
 def shipped_vocab(encoding: BundledEncoding) -> list[bytes]:
@@ -188,6 +189,45 @@ def test_bad_tiktoken_files(tmp_path: Path, content: bytes, problem: str) -> Non
     with pytest.raises(TokenizerFileError, match=problem) as caught:
         read_ranks(path)
     assert str(path) in str(caught.value)
+
+
+def test_a_rank_file_read_again_comes_from_the_cache_equal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = tmp_path / "mine.tiktoken"
+    write_ranks([bytes([b]) for b in range(256)] + [b"", b"ab", b"abc"], path)  # id 256 unused
+    first = read_ranks(path)
+    assert (first.ranks[b"abc"], first.vocab[256], len(first.ranks)) == (258, b"", 258)
+    entry = vocab_path(first.sha256)
+    assert entry.is_file()
+    monkeypatch.setattr(tiktoken_file, "_parse_ranks", lambda *_: pytest.fail("parsed although cached"))
+    assert read_ranks(path) == first
+
+
+def test_a_damaged_or_stale_cache_entry_is_never_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = tmp_path / "mine.tiktoken"
+    write_ranks([bytes([b]) for b in range(256)] + [b"ab"], path)
+    first = read_ranks(path)
+    entry = vocab_path(first.sha256)
+    data = bytearray(entry.read_bytes())
+    data[-1] ^= 1  # one bit of the last token (b"ab" would read b"ac")
+    entry.write_bytes(bytes(data))
+    assert read_vocab(first.sha256) is None
+    assert read_ranks(path) == first  # parsed again, and the entry mended
+    assert read_vocab(first.sha256) == first.vocab
+    write_ranks([bytes([b]) for b in range(256)] + [b"ba"], path)  # an edited file: another hash
+    assert read_ranks(path).vocab[256] == b"ba"
+    entry.write_bytes(b"")
+    assert read_ranks(path).vocab[256] == b"ba"
+
+
+def test_a_cache_that_cannot_be_written_only_costs_a_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder would go")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    path = tmp_path / "mine.tiktoken"
+    write_ranks([bytes([b]) for b in range(256)] + [b"ab"], path)
+    assert read_ranks(path).ranks[b"ab"] == 256 == read_ranks(path).ranks[b"ab"]
 
 
 def test_hash_mismatch_names_the_file(tmp_path: Path) -> None:

