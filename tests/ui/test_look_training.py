@@ -237,3 +237,23 @@ def test_a_wide_merges_table_gives_the_parts_their_share(qapp: QApplication, ses
         assert table.columnWidth(LEFT) <= table.columnWidth(NEW)
     finally:
         close_window(qapp, window)
+
+
+@pytest.mark.parametrize(("width", "height"), [(290, 520), (330, 560), (380, 640), (440, 760), (520, 900)])
+def test_the_sweep_hint_is_never_cut_by_its_plot(qtbot: QtBot, qapp: QApplication, width: int, height: int) -> None:
+    """Before its first point the sweep plot says what will appear there; in a plot too short for
+    all of it a shorter hint, or none (at 1920x1080 in presentation mode its first and last lines
+    were cut by the plot's edges)."""
+    plots = TrainingPlots()
+    qtbot.addWidget(plots)
+    plots.resize(width, height)
+    plots.show()
+    plots.set_font_size(PRESENTATION_POINT_SIZE)
+    qapp.processEvents()
+    hint, view = plots.sweep_hint, plots.sweep.vb
+    box, room = hint.sceneBoundingRect(), view.sceneBoundingRect()
+    text = hint.textItem.toPlainText()
+    assert not text or room.top() <= box.top() and box.bottom() <= room.bottom(), (text, box, room)
+    assert not text or room.left() <= box.left() and box.right() <= room.right(), (text, box, room)
+    if room.height() > 4 * QFontMetricsF(hint.textItem.font()).height():
+        assert text.startswith("A point appears"), text  # room for it: the hint says it

@@ -28,6 +28,9 @@ EMPTY_HINT = ("Bytes per token as merges are learned, how often each new merge w
               "1K, 2K, 4K ... vocabulary sizes: they start with the first merge.")
 SWEEP_HINT = ("A point appears as the run passes 1K, 2K, 4K ... (Sweep 1K-32K trains once to 32K: "
               "smaller vocabularies are its prefixes)")
+# What a sweep plot too short for the whole hint says instead, longest first (a hint cut by the
+# plot's edges reads as a broken plot).
+SHORTER_SWEEP_HINTS = ("A point appears as the run passes 1K, 2K, 4K ...", "Points at 1K, 2K, 4K ...")
 PLOT_PARTS = 4  # the plots are built in this many event-loop turns: a plot each, then their styles and curves
 COUNT_FLOOR = -0.35  # the count axis starts below 1 and ends above its top decade, so both labels fit
 COUNT_HEADROOM = 0.15
@@ -389,9 +392,6 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         if not force and self._labelled == self.sweep_points:
             return
         self._labelled = list(self.sweep_points)
-        color = self._text_color.name()
-        self.sweep_hint.setHtml("" if self.sweep_points else
-                                f"<div style='text-align:center; color:{color}'>{SWEEP_HINT}</div>")
         self.sweep_hint.setFont(self._label_font)
         self._fit_sweep_hint()
         # No point yet: no figures on the y axis either (a dummy 2-3-4 scale reads as data)
@@ -407,9 +407,15 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             self.sweep_labels.append(label)
 
     def _fit_sweep_hint(self) -> None:
-        """Wrap the hint to the plot's width, centred in it (a TextItem is sized in pixels)."""
+        """Until the first point: the longest hint that fits the plot, wrapped to its width and
+        centred in it (a TextItem is sized in pixels); none in a plot too small for the shortest."""
         view = self.sweep.vb
         self.sweep_hint.setTextWidth(max(80.0, view.width() - 16))
+        for hint in ("",) if self.sweep_points else (SWEEP_HINT, *SHORTER_SWEEP_HINTS, ""):
+            self.sweep_hint.setHtml(hint and f"<div style='text-align:center; color:{self._text_color.name()}'>"
+                                             f"{hint}</div>")
+            if self.sweep_hint.textItem.boundingRect().height() <= view.height():
+                break
         (x0, x1), (y0, y1) = view.viewRange()
         self.sweep_hint.setPos((x0 + x1) / 2, (y0 + y1) / 2)
 
