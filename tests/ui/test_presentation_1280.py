@@ -255,6 +255,39 @@ def test_the_new_token_is_whole_beside_its_parts_after_the_sample_run(qapp: QApp
         f"new token at {table.columnViewportPosition(NEW)}+{table.columnWidth(NEW)} px in {table.viewport().width()}")
 
 
+def test_the_new_token_is_whole_beside_its_parts_after_a_run_in_seven_scripts(qapp: QApplication, qtbot: QtBot,
+                                                                              window: MainWindow) -> None:
+    """While merges stream in, the parts' columns widen to every row that comes into view (a piece
+    of a Thai letter, '<E3 82>漢字'); once the run has ended they fit the rows in view again: the
+    last merges of a corpus in seven scripts are short, and the new token beside them was under the
+    cut-column cover at 1280x800 in presentation mode."""
+    texts = ["The cat sat on the mat. In 1969, 600,000,000 people watched the Moon landing. Don't stop!",
+             "नमस्ते दुनिया! आज मौसम बहुत अच्छा है। मावा केक शनिवार के लिए चाहिए, कृपया।",
+             "مرحبا بالعالم. الطقس جميل اليوم، وسأشتري كعكة للسبت من المخبز القريب.",
+             "こんにちは世界。今日はいい天気ですね。東京タワーに行きましょう、カタカナも漢字も。",
+             "สวัสดีชาวโลก วันนี้อากาศดีมาก ฉันจะซื้อเค้กสำหรับวันเสาร์ที่ร้านขนม",
+             "Party 🎉🎂 wave 👋🏽 family 👨‍👩‍👧‍👦 flag 🇺🇦 heart ❤️‍🔥 done ✅"]  # (the screenshot matrix's corpus)
+    sources = [Source.pasted((text + "\n") * 40) for text in texts]
+    sources.append(Source.pasted("def area(width, height):\n    return width * height\n\n" * 30))
+    window.session.set_corpus(Corpus(tuple(sources)))
+    window.show_pane("training")
+    pane = window.panes["training"]
+    pane.form.set_vocab_size(1024)
+    pane.start()
+    # As if '。東京タワーに行きましょ<E3 81>' + '<86>' had streamed past in view (which rows come into
+    # view while merges pour in depends on the machine's speed): the widths the parts grew to.
+    pane.columns.content.update({LEFT: 443, RIGHT: 346})
+    qtbot.waitUntil(lambda: pane.run is not None and not pane.run.is_running, timeout=60_000)
+    settle(qapp, window)
+    table = pane.table
+    last = len(pane.model.merges) - 1
+    assert table.rowViewportPosition(last) + table.rowHeight(last) <= table.viewport().height()  # the newest in view
+    table.horizontalScrollBar().setValue(0)
+    qapp.processEvents()
+    assert table.columnViewportPosition(NEW) + table.columnWidth(NEW) <= table.viewport().width(), (
+        f"new token at {table.columnViewportPosition(NEW)}+{table.columnWidth(NEW)} px in {table.viewport().width()}")
+
+
 def test_a_zoom_fits_table_rows_to_the_new_font_at_once(qtbot: QtBot) -> None:
     """Qt hands a new application font out in posted events, and apply_zoom fits the rows at
     once: the rows were fitted to the old font (with no application style sheet) until the widgets

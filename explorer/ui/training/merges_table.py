@@ -23,8 +23,9 @@ class FittedColumns(QObject):
     of these text columns at least as wide as the texts of the rows in view need.
 
     Rows are measured as they come into view (a run of 100,000 merges is never measured whole),
-    and a column keeps the width it grew to until the font changes or the table is emptied: it
-    does not narrow and widen again under the reader's eyes as the table scrolls."""
+    and a column keeps the width it grew to until the font changes, the table is emptied or
+    `refit` is asked for: it does not narrow and widen again under the reader's eyes as the table
+    scrolls."""
 
     widened = Signal()  # a text column grew to the rows in view
 
@@ -52,6 +53,12 @@ class FittedColumns(QObject):
     def set_minimum(self, minimum: int, part_minimum: int = 0) -> None:
         """The least widths at a new font; the rows in view are measured again in it."""
         self.minimum, self.part_minimum = minimum, part_minimum
+        self.refit()
+
+    def refit(self) -> None:
+        """Fit the columns to the rows in view alone: at the end of a run its last merges, often
+        short, beside parts widened to the longest rows that streamed past (at 1280x800 in
+        presentation mode that pushed the new token under the cut-column cover)."""
         self.content.clear()
         self._measured.clear()
         self._share()
@@ -105,10 +112,7 @@ class FittedColumns(QObject):
             self.widened.emit()
 
     def _on_model_reset(self) -> None:
-        self.content.clear()
-        self._measured.clear()
-        self._share()
-        self.fit()
+        self.refit()
 
     def _share(self) -> None:
         """The parts' widths from the view's (at a resize or a new font, so a part the user widens

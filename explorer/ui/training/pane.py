@@ -142,6 +142,10 @@ class TrainingPane(Pane):
         self.columns.widened.connect(self._fit_body)  # (longer tokens came into view)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
+        self._table_at_end = True  # the table shows its last row (see _on_table_range_changed)
+        rows_bar = self.table.verticalScrollBar()
+        rows_bar.valueChanged.connect(self._on_table_scrolled)
+        rows_bar.rangeChanged.connect(self._on_table_range_changed)
         table_layout.addWidget(self.table, 1)
         self.details = TieDetails()
         details_scroll = QScrollArea()
@@ -438,6 +442,7 @@ class TrainingPane(Pane):
         self.ui_timer.stop()
         hf = self._hf_run()
         self._on_ui_timer_timeout(plots=not hf)
+        self.columns.refit()  # (the last rows, not the longest that streamed past: the new token beside them)
         run = self.run
         if run is None:
             return
@@ -703,6 +708,16 @@ class TrainingPane(Pane):
         merge = self.model.merges[row] if 0 <= row < len(self.model.merges) else None
         rules = self.run.settings.rules if self.run is not None else self.form.rules()
         self.details.show_merge(merge, self.model.vocab, rules)
+
+    def _on_table_scrolled(self, value: int) -> None:
+        self._table_at_end = value >= self.table.verticalScrollBar().maximum()
+
+    def _on_table_range_changed(self, _minimum: int, maximum: int) -> None:
+        """Following the newest merge, a table that showed it keeps it in view when it gets shorter:
+        the status above it takes three more lines when the run ends, and the last merges went
+        out of sight below."""
+        if self._table_at_end and self.follow.isChecked():
+            self.table.verticalScrollBar().setValue(maximum)
 
     def _on_table_double_clicked(self, index: QModelIndex) -> None:
         if self.tokenizer is not None and self.session.tokenizer is self.tokenizer:
