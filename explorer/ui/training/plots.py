@@ -276,7 +276,6 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self.sweep.disableAutoRange()
         self.sweep_hint = pg.TextItem("", anchor=(0.5, 0.5))
         self.sweep.addItem(self.sweep_hint, ignoreBounds=True)
-        self.sweep.vb.sigResized.connect(self._fit_sweep_hint)
         yield
         for plot in (self.compression, self.counts, self.sweep):
             _never_wider_than_its_plot(plot.titleLabel)
@@ -307,6 +306,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self._max_count = self._top_count = 1
         self._dirty = False
         self.set_dark(False)
+        self.sweep.vb.sigResized.connect(self._fit_sweep_hint)  # (once the hint has its texts' colour and points)
         self.complete = True
 
     # Feeding
