@@ -255,12 +255,8 @@ def test_the_new_token_is_whole_beside_its_parts_after_the_sample_run(qapp: QApp
         f"new token at {table.columnViewportPosition(NEW)}+{table.columnWidth(NEW)} px in {table.viewport().width()}")
 
 
-def test_the_new_token_is_whole_beside_its_parts_after_a_run_in_seven_scripts(qapp: QApplication, qtbot: QtBot,
-                                                                              window: MainWindow) -> None:
-    """While merges stream in, the parts' columns widen to every row that comes into view (a piece
-    of a Thai letter, '<E3 82>漢字'); once the run has ended they fit the rows in view again: the
-    last merges of a corpus in seven scripts are short, and the new token beside them was under the
-    cut-column cover at 1280x800 in presentation mode."""
+def seven_scripts_corpus() -> Corpus:
+    """The screenshot matrix's corpus: its last merges (Python's) are short."""
     texts = ["The cat sat on the mat. In 1969, 600,000,000 people watched the Moon landing. Don't stop!",
              "नमस्ते दुनिया! आज मौसम बहुत अच्छा है। मावा केक शनिवार के लिए चाहिए, कृपया।",
              "مرحبا بالعالم. الطقس جميل اليوم، وسأشتري كعكة للسبت من المخبز القريب.",
@@ -269,7 +265,25 @@ def test_the_new_token_is_whole_beside_its_parts_after_a_run_in_seven_scripts(qa
              "Party 🎉🎂 wave 👋🏽 family 👨‍👩‍👧‍👦 flag 🇺🇦 heart ❤️‍🔥 done ✅"]  # (the screenshot matrix's corpus)
     sources = [Source.pasted((text + "\n") * 40) for text in texts]
     sources.append(Source.pasted("def area(width, height):\n    return width * height\n\n" * 30))
-    window.session.set_corpus(Corpus(tuple(sources)))
+    return Corpus(tuple(sources))
+
+
+def assert_new_token_whole_beside_the_newest_merge(qapp: QApplication, table: QTableView, merges: int) -> None:
+    last = merges - 1
+    assert table.rowViewportPosition(last) + table.rowHeight(last) <= table.viewport().height()  # the newest in view
+    table.horizontalScrollBar().setValue(0)
+    qapp.processEvents()
+    assert table.columnViewportPosition(NEW) + table.columnWidth(NEW) <= table.viewport().width(), (
+        f"new token at {table.columnViewportPosition(NEW)}+{table.columnWidth(NEW)} px in {table.viewport().width()}")
+
+
+def test_the_new_token_is_whole_beside_its_parts_after_a_run_in_seven_scripts(qapp: QApplication, qtbot: QtBot,
+                                                                              window: MainWindow) -> None:
+    """While merges stream in, the parts' columns widen to every row that comes into view (a piece
+    of a Thai letter, '<E3 82>漢字'); once the run has ended they fit the rows in view again: the
+    last merges of a corpus in seven scripts are short, and the new token beside them was under the
+    cut-column cover at 1280x800 in presentation mode."""
+    window.session.set_corpus(seven_scripts_corpus())
     window.show_pane("training")
     pane = window.panes["training"]
     pane.form.set_vocab_size(1024)
@@ -279,13 +293,29 @@ def test_the_new_token_is_whole_beside_its_parts_after_a_run_in_seven_scripts(qa
     pane.columns.content.update({LEFT: 443, RIGHT: 346})
     qtbot.waitUntil(lambda: pane.run is not None and not pane.run.is_running, timeout=60_000)
     settle(qapp, window)
-    table = pane.table
-    last = len(pane.model.merges) - 1
-    assert table.rowViewportPosition(last) + table.rowHeight(last) <= table.viewport().height()  # the newest in view
-    table.horizontalScrollBar().setValue(0)
-    qapp.processEvents()
-    assert table.columnViewportPosition(NEW) + table.columnWidth(NEW) <= table.viewport().width(), (
-        f"new token at {table.columnViewportPosition(NEW)}+{table.columnWidth(NEW)} px in {table.viewport().width()}")
+    assert_new_token_whole_beside_the_newest_merge(qapp, pane.table, len(pane.model.merges))
+
+
+def test_presentation_mode_after_a_run_fits_the_parts_to_the_rows_then_in_view(qapp: QApplication, qtbot: QtBot,
+                                                                               session: Session) -> None:
+    """F5 after the run: the parts' columns are fitted again at the new font, from the rows in view
+    once the table is laid out in it (measured at once, the rows in view at the old font's row
+    height were more and longer: the new token went under the cut-column cover)."""
+    window = open_window(qapp, session, (1280, 800, "dark", False), "training")
+    try:
+        session.set_corpus(seven_scripts_corpus())
+        pane = window.panes["training"]
+        pane.form.set_vocab_size(1024)
+        pane.start()
+        qtbot.waitUntil(lambda: pane.run is not None and not pane.run.is_running, timeout=60_000)
+        settle(qapp, window)
+        session.set_point_size(PRESENTATION_POINT_SIZE, remember=False)
+        apply_zoom(PRESENTATION_POINT_SIZE)
+        settle(qapp, window)
+        assert_new_token_whole_beside_the_newest_merge(qapp, pane.table, len(pane.model.merges))
+    finally:
+        apply_zoom(BASE_POINT_SIZE)
+        close_window(qapp, window)
 
 
 def test_a_zoom_fits_table_rows_to_the_new_font_at_once(qtbot: QtBot) -> None:

@@ -39,6 +39,7 @@ class FittedColumns(QObject):
         self.content: dict[int, int] = {}  # text column -> pixels the rows measured so far need
         self._measured: set[int] = set()  # rows measured at this font (a row's texts never change)
         self._measure_due = False
+        self._refit_due = False  # measured from scratch on the next turn: no measuring before it
         header = table.horizontalHeader()
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Fixed)  # set here, to fit (see fit)
         header.setStretchLastSection(False)
@@ -58,12 +59,15 @@ class FittedColumns(QObject):
     def refit(self) -> None:
         """Fit the columns to the rows in view alone: at the end of a run its last merges, often
         short, beside parts widened to the longest rows that streamed past (at 1280x800 in
-        presentation mode that pushed the new token under the cut-column cover)."""
+        presentation mode that pushed the new token under the cut-column cover). The rows are
+        measured on the next turn, once the view is laid out again: at a new font, the rows in
+        view at the old row height and the old table height were more, and longer."""
         self.content.clear()
         self._measured.clear()
         self._share()
         self.fit()
-        self.measure()
+        self._refit_due = True
+        self.measure_later()
 
     def least_width(self) -> int:
         """Pixels the columns need side by side, the stretching one at its least."""
@@ -80,11 +84,16 @@ class FittedColumns(QObject):
         out by the view after this signal."""
         if not self._measure_due:
             self._measure_due = True
-            call_later(self, self.measure)
+            call_later(self, self._measure_now)
+
+    def _measure_now(self) -> None:
+        self._measure_due = self._refit_due = False
+        self.measure()
 
     def measure(self, *_: object) -> None:
         """Widen each text column whose rows in view need more room than it has."""
-        self._measure_due = False
+        if self._refit_due:
+            return  # (the rows in view before the view is laid out again: see refit)
         table, model = self.table, self.table.model()
         first = table.rowAt(0)
         if first < 0:
