@@ -333,3 +333,15 @@ def test_a_zoom_fits_table_rows_to_the_new_font_at_once(qtbot: QtBot) -> None:
         assert table.verticalHeader().defaultSectionSize() >= QFontMetrics(QApplication.font()).height() + 8
     finally:
         apply_zoom(BASE_POINT_SIZE)
+
+
+def test_the_details_panel_says_what_it_is_for_whole_before_a_token_is_shown(qapp: QApplication,
+                                                                              window: MainWindow) -> None:
+    """Qt's placeholder is drawn in one line: 'Hover over a token to see its id, bytes,' and no more."""
+    from explorer.ui.tokens.details import HINT
+
+    details = window.panes["tokens"].details
+    settle(qapp, window)
+    assert details.toPlainText() == HINT
+    assert details.document().size().height() <= details.viewport().height()
+    assert details.verticalScrollBar().maximum() == 0

@@ -7,7 +7,7 @@ import html
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent
-from PySide6.QtGui import QResizeEvent, QTextDocument
+from PySide6.QtGui import QPalette, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from explorer.core.algorithms.incremental import TokenizedText
@@ -80,15 +80,25 @@ def _split_note(state: TokenizedText, index: int) -> str:
     return "; ".join(notes) + ": its bytes are shown in hex, the character is split across tokens."
 
 
+HINT = "Hover over a token to see its id, bytes, merge rank and parents."
+
+
 class DetailsView(QTextBrowser):
     """The token details: in two columns whenever they fit so side by side (half the height)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setOpenLinks(False)
-        self.setPlaceholderText("Hover over a token to see its id, bytes, merge rank and parents.")
         self._html: Callable[[int], str] | None = None
         self.columns = 0  # (nothing shown yet)
+        self._show_hint()
+
+    def _show_hint(self) -> None:
+        """What the panel is for, in the placeholder's colour, until a token is shown: as text, not
+        Qt's placeholder, which is drawn in one line (at 1280x800 in presentation mode it read
+        'Hover over a token to see its id, bytes,' and stopped), and a screen reader reads it."""
+        color = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        self.setHtml(f"<p style='color:{color}'>{HINT}</p>")
 
     def show_details(self, html_for: Callable[[int], str]) -> None:
         """Show the rich text `html_for(columns)` gives, in as many columns as fit."""
@@ -121,6 +131,8 @@ class DetailsView(QTextBrowser):
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._html is None:
+            self._show_hint()  # (its colour in the new theme)
         if event.type() == QEvent.Type.FontChange and self._html is not None:
             self.columns = 0  # (measured again at the new size)
             self._render()
