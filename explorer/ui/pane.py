@@ -10,6 +10,7 @@ from PySide6.QtGui import QResizeEvent, QShowEvent, QTextDocument, QTextOption
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from explorer.core.sources.tokenizer import Tokenizer
+from explorer.core.text.bidi import starts_right_to_left
 from explorer.ui.flow import FlowLayout
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later
@@ -51,6 +52,21 @@ def text_height(editor: QPlainTextEdit, most: float, width: float | None = None,
         height += layout.blockBoundingRect(block).height()
         block = block.next()
     return height
+
+
+def align_to_text(edit: QPlainTextEdit, text: str) -> bool:
+    """A text that starts in Arabic or Hebrew reads from the right: align `edit`'s lines right.
+    Each line's direction and order stay Qt's bidi algorithm over the whole line (which also
+    keeps letters joined across token boundaries), so an English paragraph in it still reads
+    left to right. True if the alignment changed."""
+    alignment = Qt.AlignmentFlag.AlignRight if starts_right_to_left(text) else Qt.AlignmentFlag.AlignLeft
+    option = edit.document().defaultTextOption()
+    if option.alignment() == alignment:
+        return False
+    option.setTextDirection(Qt.LayoutDirection.LayoutDirectionAuto)
+    option.setAlignment(alignment)
+    edit.document().setDefaultTextOption(option)
+    return True
 
 
 def editor_chrome(editor: QPlainTextEdit) -> int:

@@ -288,3 +288,27 @@ def test_a_token_after_a_line_break_mark_gets_its_notch_in_either_direction(qtbo
         second_boxes = [(rect, tick) for offset, rect, tick in boxes if offset == 1]
         assert second_boxes, boxes
         assert any(tick is not None for _, tick in second_boxes), "no notch where the second token begins"
+
+
+def test_every_editor_of_the_users_text_aligns_arabic_right(qtbot: QtBot, session: Session) -> None:
+    """The Tokens prompt did; the Chunks and Bytes texts and a chat message started Arabic at the
+    left, above boxes that run from the right."""
+    from explorer.core.chat import Message
+    from explorer.ui.bytes import create_pane as create_bytes_pane
+    from explorer.ui.chat.messages_editor import MessageRow
+    from explorer.ui.chunks import create_pane as create_chunks_pane
+
+    def alignment(editor) -> Qt.AlignmentFlag:  # type: ignore[no-untyped-def]
+        return editor.document().defaultTextOption().alignment() & Qt.AlignmentFlag.AlignHorizontal_Mask
+
+    for pane in (create_chunks_pane(session), create_bytes_pane(session)):
+        qtbot.addWidget(pane)
+        pane.set_text(ARABIC)
+        assert alignment(pane.editor) == Qt.AlignmentFlag.AlignRight, type(pane).__name__
+        pane.set_text("Hello " + ARABIC)
+        assert alignment(pane.editor) == Qt.AlignmentFlag.AlignLeft, type(pane).__name__
+    row = MessageRow(Message("user", ARABIC))
+    qtbot.addWidget(row)
+    assert alignment(row.content) == Qt.AlignmentFlag.AlignRight
+    row.content.setPlainText("Hi")
+    assert alignment(row.content) == Qt.AlignmentFlag.AlignLeft

@@ -28,7 +28,7 @@ from explorer.ui.bytes.model import COL_BITS, COL_NAME, COL_SCRIPT, COL_TOKENS, 
 from explorer.ui.bytes.roles import legend_html
 from explorer.ui.bytes.strip import BAND_GAP, MARGIN, ByteStrip
 from explorer.ui.fitted_splitter import FittedSplitter
-from explorer.ui.pane import Pane, WrappingLabel, example_bar
+from explorer.ui.pane import Pane, WrappingLabel, align_to_text, example_bar
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later, once_next_turn
 
@@ -231,6 +231,7 @@ class BytesPane(Pane):
         self._debounce.stop()
         self.stop()
         text = self.text()
+        align_to_text(self.editor, text)
         safe = text.encode("utf-8", errors="replace").decode("utf-8")  # lone surrogates from a paste
         self.tokens, self.note, reference, shown = self._encode(safe)
         chars = describe(shown)

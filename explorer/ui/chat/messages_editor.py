@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QPlainTextEdit, QPushButt
                                QVBoxLayout, QWidget)
 
 from explorer.core.chat import ROLES, Message
-from explorer.ui.pane import text_height
+from explorer.ui.pane import align_to_text, text_height
 
 EDITOR_LINES = 4  # a message's editor shows at least this many lines at any zoom (a fixed 72 px was 2 at presentation size)
 MAX_LINES = 12  # ... and grows with its text up to this many, then scrolls
@@ -42,6 +42,8 @@ class MessageRow(QWidget):
         self.role.currentTextChanged.connect(self.changed)
         self.content.textChanged.connect(self.changed)
         self.content.textChanged.connect(lambda: self._fit_height())
+        self.content.textChanged.connect(lambda: align_to_text(self.content, self.content.toPlainText()))
+        align_to_text(self.content, message.content)
         remove.clicked.connect(lambda: self.removed.emit(self))
 
     def _fit_height(self, width: int | None = None) -> None:

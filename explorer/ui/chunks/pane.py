@@ -22,7 +22,7 @@ from explorer.ui.chunks.view import accent
 from explorer.ui.chunks.examples import DEFAULT_TEXT, EXAMPLES
 from explorer.ui.fitted_splitter import FittedSplitter
 from explorer.ui.flow import FlowLayout
-from explorer.ui.pane import Pane, WrappingLabel, editor_height, example_bar
+from explorer.ui.pane import Pane, WrappingLabel, align_to_text, editor_height, example_bar
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later
 
@@ -184,6 +184,7 @@ class ChunksPane(Pane):
     def refresh(self) -> None:
         """Run every column's pattern on the current text (and the tokenizer, if shown)."""
         self._debounce.stop()
+        align_to_text(self.editor, self.text())  # as the columns' boxes below it
         for column in self.columns:
             self._run_column(column)
         self._start_tokens()

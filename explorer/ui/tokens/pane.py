@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPushButt
 from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import SPECIAL_MODES, Tokenizer
 from explorer.ui.fitted_splitter import FittedSplitter
-from explorer.ui.pane import Pane, WrappingLabel
+from explorer.ui.pane import Pane, WrappingLabel, align_to_text
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later, once_next_turn
 from explorer.ui.tokens.compare import CompareLanes
@@ -29,7 +29,7 @@ from explorer.ui.tokens.lane import Lane
 from explorer.ui.tokens.one_line import Banner
 from explorer.ui.tokens.prompt import Prompt
 from explorer.ui.tokens.room import fit_to_content
-from explorer.ui.tokens.view import DIFF_COLOR, align_to_text
+from explorer.ui.tokens.view import DIFF_COLOR
 from explorer.ui.workers import freeze_long_lived
 
 SAMPLE = ("One eggless mawa cake for Saturday, please. Egg or egg?\n"

@@ -20,8 +20,9 @@ from PySide6.QtGui import (QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPai
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, SPECIAL, Growing
-from explorer.core.text.bidi import has_right_to_left, starts_right_to_left
+from explorer.core.text.bidi import has_right_to_left
 from explorer.ui.line_scroll import whole_lines_bottom
+from explorer.ui.pane import align_to_text
 from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens.display import DisplayPiece
 from explorer.ui.tokens.glyphs import is_missing
@@ -531,21 +532,6 @@ class TokenView(QPlainTextEdit):
             if index >= 0:
                 self.set_current(index)
                 self.token_hovered.emit(index)
-
-
-def align_to_text(edit: QPlainTextEdit, text: str) -> bool:
-    """A text that starts in Arabic or Hebrew reads from the right: align `edit`'s lines right.
-    Each line's direction and order stay Qt's bidi algorithm over the whole line (which also
-    keeps letters joined across token boundaries), so an English paragraph in it still reads
-    left to right. True if the alignment changed."""
-    alignment = Qt.AlignmentFlag.AlignRight if starts_right_to_left(text) else Qt.AlignmentFlag.AlignLeft
-    option = edit.document().defaultTextOption()
-    if option.alignment() == alignment:
-        return False
-    option.setTextDirection(Qt.LayoutDirection.LayoutDirectionAuto)
-    option.setAlignment(alignment)
-    edit.document().setDefaultTextOption(option)
-    return True
 
 
 # One token's piece on one line: (token offset, the line, its number, the piece's [start, end) in
