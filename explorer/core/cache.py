@@ -28,8 +28,8 @@ from explorer.core.files import write_atomic
 
 APP_FOLDER = "tokenizer-explorer"
 _MAGIC = b"TXMERGES1\n"  # bump when the recovery or the layout changes
-# Then the CRC-32 of the rest and the tokens as `marshal` writes a list of bytes (its format can
-# change with Python's, so the version is part of the magic; bump the 1 when the layout changes).
+# The tokens as `marshal` writes a list of bytes (its format can change with Python's, so the
+# version is part of the magic; bump the 1 when the layout changes).
 _VOCAB_MAGIC = b"TXVOCAB1-%d.%d-%d\n" % (*sys.version_info[:2], marshal.version)
 
 
@@ -87,33 +87,45 @@ def write_merges(path: Path, merges: list[tuple[int, int, int]]) -> None:
     write_atomic(path, data)
 
 
-def vocab_path(sha256: str) -> Path:
-    return cache_dir() / f"vocab-{sha256}.bin"
+def read_entry(name: str, magic: bytes) -> memoryview | None:
+    """The body of the cache entry `name` that `write_entry` wrote with this `magic`, or None
+    when there is none or it is damaged (its CRC-32 is checked before anything reads it)."""
+    try:
+        data = (cache_dir() / name).read_bytes()
+    except OSError:
+        return None
+    head = len(magic) + 4
+    body = memoryview(data)[head:]
+    if not data.startswith(magic) or int.from_bytes(data[len(magic):head], "little") != zlib.crc32(body):
+        return None
+    return body
+
+
+def write_entry(name: str, magic: bytes, body: bytes) -> None:
+    """Store `body` as the cache entry `name`: `magic`, the CRC-32 of the body, the body. A cache
+    that cannot be written is skipped: the work is done again next time."""
+    try:
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        write_atomic(cache_dir() / name, magic + zlib.crc32(body).to_bytes(4, "little") + body)
+    except OSError:
+        pass  # a read-only home folder
+
+
+def vocab_name(sha256: str) -> str:
+    return f"vocab-{sha256}.bin"
 
 
 def read_vocab(sha256: str) -> list[bytes] | None:
     """The tokens (id -> bytes, b"" for an unused id) stored for the rank file with this hash, or
-    None when there are none or the entry is damaged (its CRC is checked before it is unpacked)."""
+    None when there are none or the entry is damaged."""
+    body = read_entry(vocab_name(sha256), _VOCAB_MAGIC)
     try:
-        data = vocab_path(sha256).read_bytes()
-    except OSError:
-        return None
-    head = len(_VOCAB_MAGIC) + 4
-    if not data.startswith(_VOCAB_MAGIC) or int.from_bytes(data[len(_VOCAB_MAGIC):head], "little") != \
-            zlib.crc32(memoryview(data)[head:]):
-        return None
-    try:
-        vocab = marshal.loads(memoryview(data)[head:])
+        vocab = marshal.loads(body) if body is not None else None
     except (ValueError, EOFError, TypeError):
         return None
     return vocab if type(vocab) is list else None
 
 
 def write_vocab(sha256: str, vocab: list[bytes]) -> None:
-    """Store a rank file's tokens for `read_vocab`; a cache that cannot be written is skipped."""
-    body = marshal.dumps(vocab, marshal.version)
-    try:
-        cache_dir().mkdir(parents=True, exist_ok=True)
-        write_atomic(vocab_path(sha256), _VOCAB_MAGIC + zlib.crc32(body).to_bytes(4, "little") + body)
-    except OSError:
-        pass  # a read-only home folder: parse again next time
+    """Store a rank file's tokens for `read_vocab`."""
+    write_entry(vocab_name(sha256), _VOCAB_MAGIC, marshal.dumps(vocab, marshal.version))

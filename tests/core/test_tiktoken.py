@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from tiktoken_ext import openai_public
 
 from explorer.core.algorithms.merges import recover_merges
-from explorer.core.cache import merges_path, read_merges, read_vocab, vocab_path
+from explorer.core.cache import cache_dir, merges_path, read_merges, read_vocab, vocab_name
 from explorer.core.errors import ExplorerError, SpecialTokenError, TokenizerFileError
 from explorer.core.formats import tiktoken_file
 from explorer.core.formats.tekken import read_tekken
@@ -197,7 +197,7 @@ def test_a_rank_file_read_again_comes_from_the_cache_equal(tmp_path: Path, monke
     write_ranks([bytes([b]) for b in range(256)] + [b"", b"ab", b"abc"], path)  # id 256 unused
     first = read_ranks(path)
     assert (first.ranks[b"abc"], first.vocab[256], len(first.ranks)) == (258, b"", 258)
-    entry = vocab_path(first.sha256)
+    entry = cache_dir() / vocab_name(first.sha256)
     assert entry.is_file()
     monkeypatch.setattr(tiktoken_file, "_parse_ranks", lambda *_: pytest.fail("parsed although cached"))
     assert read_ranks(path) == first
@@ -208,7 +208,7 @@ def test_a_damaged_or_stale_cache_entry_is_never_used(tmp_path: Path, monkeypatc
     path = tmp_path / "mine.tiktoken"
     write_ranks([bytes([b]) for b in range(256)] + [b"ab"], path)
     first = read_ranks(path)
-    entry = vocab_path(first.sha256)
+    entry = cache_dir() / vocab_name(first.sha256)
     data = bytearray(entry.read_bytes())
     data[-1] ^= 1  # one bit of the last token (b"ab" would read b"ac")
     entry.write_bytes(bytes(data))

@@ -13,36 +13,24 @@ part of encoding 10 MB, so it is kept in the user's cache (see cache.py) by the 
 
 from __future__ import annotations
 
-import zlib
 
 import numpy as np
 
 from explorer.core.algorithms.merge_batch import IntTable, ranges
-from explorer.core.cache import cache_dir
-from explorer.core.files import write_atomic
+from explorer.core.cache import read_entry, write_entry
 
-_MAGIC = b"TXJOINS1\n"  # then the CRC-32 of the rest, then little-endian int32 triples; bump on change
+_MAGIC = b"TXJOINS1\n"  # the cache entry's (write_entry): then little-endian int32 triples; bump on change
 
 
 def cached_joinable_pairs(ranks: dict[bytes, int], sha256: str) -> np.ndarray:
     """`joinable_pairs(ranks)` of the rank file with this hash: read from the user's cache, or
     computed and stored there. A missing, damaged or unwritable entry costs a recomputation."""
-    path = cache_dir() / f"joins-{sha256}.bin"
-    try:
-        data = path.read_bytes()
-    except OSError:
-        data = b""
-    body = data[len(_MAGIC) + 4:]
-    if data.startswith(_MAGIC) and len(body) % 12 == 0 and \
-            int.from_bytes(data[len(_MAGIC):len(_MAGIC) + 4], "little") == zlib.crc32(body):
+    name = f"joins-{sha256}.bin"
+    body = read_entry(name, _MAGIC)
+    if body is not None and len(body) % 12 == 0:
         return np.frombuffer(body, dtype="<i4").reshape(-1, 3).astype(np.int64)
     joins = joinable_pairs(ranks)
-    body = joins.astype("<i4").tobytes()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, _MAGIC + zlib.crc32(body).to_bytes(4, "little") + body)
-    except OSError:
-        pass  # a read-only home folder: compute again next time
+    write_entry(name, _MAGIC, joins.astype("<i4").tobytes())
     return joins
 
 _BASE = np.uint64(0x100000001B3)  # odd, so invertible modulo 2**64
