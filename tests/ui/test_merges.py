@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.algorithms.train import train
+from explorer.core.analysis.audit import audit_vocabulary
 from explorer.core.analysis.occurrences import count_occurrences
 from explorer.core.corpora.corpus_sources import Corpus, Source
 from explorer.core.errors import ExplorerError
@@ -340,6 +341,36 @@ def test_a_big_corpus_is_counted_in_a_child_process_to_the_same_numbers(
     qtbot.waitUntil(lambda: pane.table.seen is not None and not pane.busy, timeout=30_000)
     expected = run_to_end(count_occurrences(tokenizer, iter(corpus)))
     assert pane.table.seen.tolist() == expected.tolist() and expected.sum() > 5_000
+
+
+@pytest.mark.parametrize("spec", ["trained:test", "r50k_base"])
+def test_a_big_vocabulary_is_audited_in_a_child_process_to_the_same_flags(
+        qtbot: QtBot, session: Session, trained: BPE, monkeypatch: pytest.MonkeyPatch, spec: str) -> None:
+    """Encoding every token of 32,768 took 0.6 s of pure Python on a thread: as a training run's
+    result was shown, the window stalled 100-230 ms at a time (bench_big_training's tail)."""
+    monkeypatch.setattr(loader_module, "CHILD_TOKENS", 300)
+    tokenizer = trained if spec.startswith("trained:") else load_tokenizer(spec)
+    pane = create_pane(session)
+    qtbot.addWidget(pane)
+    session.set_tokenizer(tokenizer, spec)
+    qtbot.waitUntil(lambda: "audit" in pane.loader.jobs or pane.loader.audit is not None, timeout=20_000)
+    assert isinstance(pane.loader.jobs.get("audit"), ProcessJob)
+    qtbot.waitUntil(lambda: pane.loader.audit is not None and not pane.busy, timeout=30_000)
+    expected = run_to_end(audit_vocabulary(tokenizer))
+    found = pane.loader.audit
+    assert (found.unreachable, found.undecodable, found.impossible, found.special) == \
+        (expected.unreachable, expected.undecodable, expected.impossible, expected.special)
+    assert found.unreachable_checked and len(expected.undecodable) > 100 and pane.table.audited
+
+
+def test_a_small_vocabulary_is_audited_on_a_thread(qtbot: QtBot, session: Session, trained: BPE) -> None:
+    assert trained.vocab_size < loader_module.CHILD_TOKENS  # a child would take longer to start than the audit
+    pane = create_pane(session)
+    qtbot.addWidget(pane)
+    session.set_tokenizer(trained, "trained:test")
+    qtbot.waitUntil(lambda: "audit" in pane.loader.jobs or pane.loader.audit is not None, timeout=20_000)
+    job = pane.loader.jobs.get("audit")
+    assert pane.loader.audit is not None or not isinstance(job, ProcessJob)
 
 
 def test_a_pasted_text_is_counted_on_a_thread(qtbot: QtBot, session: Session, trained: BPE) -> None:

@@ -7,9 +7,11 @@
 
 One stage at a time: pure-Python workers share the interpreter lock with the GUI thread, so
 running them side by side would only make the window stutter more. Counting a corpus of
-CHILD_BYTES or more runs in a child process instead (minutes on 400 MB, which in a thread meant
-minutes of a stuttering window): the child loads the tokenizer from its spec, or from its
-document when it was trained in this session.
+CHILD_BYTES or more, and auditing a vocabulary of CHILD_TOKENS or more, run in a child process
+instead (minutes on 400 MB, which in a thread meant minutes of a stuttering window; the audit of
+a 32,768-token vocabulary froze the window 100-230 ms at a time as a training run's result was
+shown): the child loads the tokenizer from its spec, or from its document when it was trained in
+this session.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from shiboken6 import isValid
 
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.algorithms.merges import MergeForest
-from explorer.core.analysis.audit import Audit, audit_vocabulary
+from explorer.core.analysis.audit import Audit, audit_reference, audit_vocabulary
 from explorer.core.analysis.efficiency import TokenizerRef
 from explorer.core.analysis.occurrences import corpus_texts, count_corpus, count_occurrences
 from explorer.core.analysis.vocab_filter import IMPOSSIBLE, SPECIAL, UNDECODABLE, UNREACHABLE, VocabTable, build_table
@@ -44,6 +46,9 @@ PAINT_FIRST_MS = 150  # let the table paint before the next stage competes for t
 # encodes anything, and a thread counts about 2 MB a second (3 MB: 1.5-2.1 s in a thread, 2.3-3.0 s
 # in a child; 1 MB: 0.2 s against 1.0-2.0 s).
 CHILD_BYTES = 4 << 20
+# Vocabularies from this size on are audited in a child process: the audit encodes every token
+# (18 ms per 1,000 tokens of pure Python), a child takes 0.5-2 s to start and load the tokenizer.
+CHILD_TOKENS = 8192
 
 
 class VocabLoader(QObject):
@@ -162,8 +167,10 @@ class VocabLoader(QObject):
         tokenizer, table = self.tokenizer, self.table
         if tokenizer is None or table is None:
             return
-        self._start("audit", "auditing the vocabulary", lambda: audit_vocabulary(tokenizer),
-                    lambda audit: self._on_audit_done(table, audit))
+        reference = _reference(tokenizer, self.spec) if tokenizer.vocab_size >= CHILD_TOKENS else None
+        self._start_here_or_in_child("audit", "auditing the vocabulary", lambda: audit_vocabulary(tokenizer),
+                                     (audit_reference, (reference,)) if reference is not None else None,
+                                     lambda audit: self._on_audit_done(table, audit))
 
     def _on_audit_done(self, table: VocabTable, audit: Audit) -> None:
         if table is not self.table:
@@ -191,13 +198,11 @@ class VocabLoader(QObject):
                 table.set_seen(None)
                 self.columns_changed.emit()
             return
-        label, on_done = "counting tokens in the corpus", lambda counts: self._on_counts_done(table, counts)
-        reference = _reference(tokenizer, self.spec)
-        if reference is not None and corpus_bytes(corpus) >= CHILD_BYTES:
-            job = self.workers.start_process(label, count_corpus, (reference, corpus), key=KEY + "corpus")
-            self._watch("corpus", label, job, on_done)
-        else:
-            self._start("corpus", label, lambda: count_occurrences(tokenizer, corpus_texts(corpus)), on_done)
+        reference = _reference(tokenizer, self.spec) if corpus_bytes(corpus) >= CHILD_BYTES else None
+        self._start_here_or_in_child("corpus", "counting tokens in the corpus",
+                                     lambda: count_occurrences(tokenizer, corpus_texts(corpus)),
+                                     (count_corpus, (reference, corpus)) if reference is not None else None,
+                                     lambda counts: self._on_counts_done(table, counts))
 
     def _on_counts_done(self, table: VocabTable, counts: Any) -> None:
         if table is not self.table:
@@ -206,6 +211,16 @@ class VocabLoader(QObject):
         self.columns_changed.emit()
 
     # Running one stage
+
+    def _start_here_or_in_child(self, name: str, label: str, work: Callable[[], Iterator[Any]],
+                                child: tuple[Callable[..., Iterator[Any]], tuple[Any, ...]] | None,
+                                on_done: Callable[[Any], None]) -> None:
+        """`work` on a pool thread, or `child` (a module-level generator function and its picklable
+        arguments) in a child process: work long enough to matter holds no lock the window needs."""
+        if child is None:
+            self._start(name, label, work, on_done)
+        else:
+            self._watch(name, label, self.workers.start_process(label, *child, key=KEY + name), on_done)
 
     def _start(self, name: str, label: str, work: Callable[[], Iterator[Any]], on_done: Callable[[Any], None]) -> Job:
         # A job can end before start() returns; holding it until its signals are connected keeps
