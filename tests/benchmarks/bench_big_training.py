@@ -30,6 +30,8 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from thread_states import ThreadSampler, explain_gap  # noqa: E402 (beside this file)
 TICK_MS = 5
 NICE = int(os.environ.get("EXPLORER_CHILD_NICE", 5))  # as explorer/ui/process_child.py runs the child
 SAMPLE_S = 0.1
@@ -169,7 +172,8 @@ def gui_job(corpus: str, vocab: int, pattern: str, cancel_at: float | None, tail
         "long_gaps": long_gaps[:20], "end_gaps": [g for g in long_gaps if g[3] not in ("starting", "counting")][:20],
         "phases": phases, "tail_s": tail, "tail_stall_ms": max(tail_gaps) * 1000,
         "tail_stalls_over_50ms": sum(g > 0.05 for g in tail_gaps),
-        "stall_until_shown_ms": max(gaps[:shown_at] or [0.0]) * 1000}
+        "stall_until_shown_ms": max(gaps[:shown_at] or [0.0]) * 1000,
+        "start_perf": start, "gui_tid": threading.get_native_id()}
     if cancelled_at:
         process = getattr(pane.run.job, "_process", None) if pane.run else None
         result["cancel_s"] = seconds - (cancelled_at[0] - start)
@@ -194,18 +198,35 @@ def eta_errors(samples: list[list[Any]], total: float) -> list[tuple[int, float 
     return errors
 
 
-def run(script_args: list[str], threads: str | None = None) -> dict[str, Any]:
+def run(script_args: list[str], threads: str | None = None, sample: bool = False) -> dict[str, Any]:
+    """The job in a process of its own; `sample`: every thread's state and CPU time in each long
+    stall, from outside (thread_states.py), as `threads`."""
     env = dict(os.environ)
     if threads:
         env["RAYON_NUM_THREADS"] = threads
     else:
         env.pop("RAYON_NUM_THREADS", None)  # all cores, as HF's own default
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
-    output = subprocess.run([sys.executable, __file__, *script_args], capture_output=True, text=True, cwd=REPO, env=env)
-    lines = [line for line in output.stdout.splitlines() if line.startswith("{")]
+    with tempfile.TemporaryDirectory() as scratch, subprocess.Popen(
+            [sys.executable, __file__, *script_args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=REPO, env=env) as child:
+        sampler = ThreadSampler(child.pid, Path(scratch) / "threads.jsonl", _x_server_pids()) if sample else None
+        stdout, stderr = child.communicate()
+        samples = sampler.stop() if sampler else []
+    lines = [line for line in stdout.splitlines() if line.startswith("{")]
     if not lines:
-        raise SystemExit(f"{script_args[:2]} failed ({output.returncode}): {output.stderr.strip()[-800:]}")
-    return json.loads(lines[-1])  # type: ignore[no-any-return]
+        raise SystemExit(f"{script_args[:2]} failed ({child.returncode}): {stderr.strip()[-800:]}")
+    result = json.loads(lines[-1])
+    result["threads"] = [explain_gap(samples, result["start_perf"] + at, result["start_perf"] + at + ms / 1000,
+                                     result["gui_tid"]) for at, ms, *_ in result.get("long_gaps", [])] if samples else []
+    return result  # type: ignore[no-any-return]
+
+
+def _x_server_pids() -> tuple[int, ...]:
+    """The X server's process (Xvfb) behind DISPLAY, if it runs here: its CPU time in a stall."""
+    display = os.environ.get("DISPLAY", "")
+    found = subprocess.run(["pgrep", "-f", f"Xvfb {display}( |$)"], capture_output=True, text=True).stdout.split()
+    return tuple(int(pid) for pid in found) if display else ()
 
 
 def main() -> None:
@@ -220,6 +241,8 @@ def main() -> None:
     parser.add_argument("--tail", type=float, default=20.0,
                         help="seconds the stall is still timed after the result is shown")
     parser.add_argument("--skip", default="", help="comma-separated parts to leave out: hf, gui, cancel")
+    parser.add_argument("--threads", action="store_true",
+                        help="for each stall of the window, what each of its threads (and Xvfb's) did (Linux)")
     parser.add_argument("--job", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.job:
@@ -240,7 +263,7 @@ def main() -> None:
     if hf:
         print(f"HF's own train (all cores, nice {args.hf_nice}): {hf['seconds']:.1f} s, peak {hf['peak_mb']:.0f} MB",
               flush=True)
-    gui = run(["--job", "gui", "-", *common]) if "gui" not in skip else None
+    gui = run(["--job", "gui", "-", *common], sample=args.threads) if "gui" not in skip else None
     if gui:
         print(f"pane: {gui['seconds']:.1f} s, child peak {gui['child_peak_mb']:.0f} MB, {gui['merges']:,} merges; "
               f"window process growth {gui['gui_growth_mb']:.0f} MB (at the end {gui['gui_end_growth_mb']:.0f} MB); "
@@ -250,6 +273,8 @@ def main() -> None:
               f"{gui['tail_s']:.0f} s after it: {gui['tail_stall_ms']:.0f} ms ({gui['tail_stalls_over_50ms']} over 50 ms)")
         print(f"  phases first seen at (s): {gui['phases']}")
         print(f"  stalls over 50 ms (s, ms, GUI thread CPU ms, state, merges, result shown): {gui['long_gaps']}")
+        for gap, lines in zip(gui["long_gaps"], gui["threads"]):
+            print(f"    at {gap[0]} s, {gap[1]} ms: " + "\n      ".join(lines))
         print(f"  of them from the first merge on (the end of the run): {gui['end_gaps']}")
         errors = eta_errors(gui["samples"], gui["seconds"])
         print("  ETA error (shown - real) / real left, and progress shown - real, at: " + "; ".join(

@@ -109,7 +109,7 @@ def audit_reference(tokenizer: TokenizerRef) -> Iterator[AuditProgress]:
     """`audit_vocabulary` of the tokenizer `tokenizer` names: the form a child process runs (a
     module-level generator, a picklable argument). Encoding every token of a 32,768-token
     vocabulary takes 0.6 s of pure Python; on a thread of the window it shared the interpreter
-    lock with the paint of the result, and the window stalled 100-230 ms at a time."""
+    lock with the paint of the result, and the window stalled 95-230 ms at a time."""
     return (yield from audit_vocabulary(tokenizer.load()))
 
 
