@@ -257,3 +257,20 @@ def test_the_sweep_hint_is_never_cut_by_its_plot(qtbot: QtBot, qapp: QApplicatio
     assert not text or room.left() <= box.left() and box.right() <= room.right(), (text, box, room)
     if room.height() > 4 * QFontMetricsF(hint.textItem.font()).height():
         assert text.startswith("A point appears"), text  # room for it: the hint says it
+
+
+def test_the_plots_shortest_titles_leave_the_table_its_room_at_presentation_size(qtbot: QtBot, qapp: QApplication) -> None:
+    """The merges table widens to show the new token whole as long as the sentence and plots keep
+    PLOTS_LEAST px; the plots' own least width (their shortest titles) must be within it. With
+    'Count of each merge' it was 347 px: at 1280x800 in presentation mode ' neighbours', the English
+    sample's last merge, went under the cut-column cover for 12 px."""
+    from explorer.ui.training.pane import PLOTS_LEAST
+
+    plots = TrainingPlots()
+    qtbot.addWidget(plots)
+    plots.resize(400, 700)
+    plots.show()
+    plots.set_font_size(PRESENTATION_POINT_SIZE)
+    qapp.processEvents()
+    margins = 24  # the plots panel's scroll bar and frame around them
+    assert plots.least_width() + margins <= PLOTS_LEAST, plots.least_width()

@@ -100,8 +100,7 @@ class FittedColumns(QObject):
             return
         last = table.rowAt(table.viewport().height() - 1)
         last = model.rowCount() - 1 if last < 0 else last
-        # (the newest row again: it is in bold)
-        rows = [row for row in range(first, last + 1) if row not in self._measured or row == model.rowCount() - 1]
+        rows = [row for row in range(first, last + 1) if row not in self._measured]
         self._measured.update(rows)
         grown = False
         for column in (*self.parts, self.stretch) if rows else ():
