@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QPointF, QSize
 from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QTextDocument, QTextLayout
 from PySide6.QtWidgets import QApplication, QComboBox
 from pytestqt.qtbot import QtBot
@@ -274,3 +274,26 @@ def test_the_plots_shortest_titles_leave_the_table_its_room_at_presentation_size
     qapp.processEvents()
     margins = 24  # the plots panel's scroll bar and frame around them
     assert plots.least_width() + margins <= PLOTS_LEAST, plots.least_width()
+
+
+@pytest.mark.parametrize("height", [300, 640, 900])
+def test_a_sweep_points_figure_is_never_cut_by_the_top_of_its_plot(qtbot: QtBot, qapp: QApplication,
+                                                                   height: int) -> None:
+    """The y axis reaches over the highest point by the room its label takes in pixels (anchored
+    1.3 label heights up): 1.6 times its value left '1K: 2.12' cut at the top of a short plot at
+    1920x1080 in presentation mode."""
+    plots = TrainingPlots()
+    qtbot.addWidget(plots)
+    plots.resize(420, height)
+    plots.show()
+    plots.set_font_size(PRESENTATION_POINT_SIZE)
+    plots.reset(4.0, held_out=False, target=1023)
+    plots.add([1023], [5], [2.12], [], [1024])
+    plots.refresh()
+    qapp.processEvents()
+    [label] = plots.sweep_labels
+    view = plots.sweep.vb
+    assert label.textItem.toPlainText() == "1K: 2.12"
+    point = view.mapViewToScene(QPointF(10.0, 2.12))
+    assert point.y() - view.sceneBoundingRect().top() >= 1.3 * label.boundingRect().height(), (
+        point.y() - view.sceneBoundingRect().top(), label.boundingRect().height())

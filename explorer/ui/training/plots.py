@@ -310,7 +310,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
         self._max_count = self._top_count = 1
         self._dirty = False
         self.set_dark(False)
-        self.sweep.vb.sigResized.connect(self._fit_sweep_hint)  # (once the hint has its texts' colour and points)
+        self.sweep.vb.sigResized.connect(self._fit_sweep)  # (once the hint has its texts' colour and points)
         self.complete = True
 
     # Feeding
@@ -376,11 +376,22 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             if self.sweep_points:
                 sizes, values = zip(*self.sweep_points)
                 self.sweep_curve.setData(np.log2(np.array(sizes, dtype=float)), np.array(values))
-                # Headroom for the label above the highest point, also when the plot is short.
-                self.sweep.setYRange(1.0, max(2.0, math.ceil(max(values) * 1.6 * 2) / 2), padding=0)
             else:
                 self.sweep_curve.setData([], [])
             self._update_sweep_labels()
+            self._fit_sweep_range()
+
+    def _fit_sweep_range(self) -> None:
+        """The sweep's y axis from 1 to over its highest point by the room that point's label takes,
+        in pixels as the plot is now: 1.6 times the highest value left the label of a short plot
+        cut by its top edge ('1K: 2.12' at 1920x1080 in presentation mode)."""
+        if not self.sweep_points or not self.sweep_labels:
+            return
+        top = max(value for _, value in self.sweep_points)
+        label = max(label.boundingRect().height() for label in self.sweep_labels)
+        share = min(0.75, (1.3 * label + 4) / max(1.0, self.sweep.vb.height()))  # (anchored 1.3 heights up)
+        needed = (top - share) / (1 - share)  # the point `share` of the plot's height below its top
+        self.sweep.setYRange(1.0, max(2.0, math.ceil(max(top * 1.6, needed) * 2) / 2), padding=0)
 
     def _grow_y_ranges(self) -> None:
         """Widen the y axes in coarse steps, only when the data outgrow them: an axis whose range
@@ -409,6 +420,10 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             label.setPos(math.log2(size), value)
             self.sweep.addItem(label)
             self.sweep_labels.append(label)
+
+    def _fit_sweep(self) -> None:
+        self._fit_sweep_hint()
+        self._fit_sweep_range()
 
     def _fit_sweep_hint(self) -> None:
         """Until the first point: the longest hint that fits the plot, wrapped to its width and
