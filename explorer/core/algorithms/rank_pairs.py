@@ -13,7 +13,6 @@ part of encoding 10 MB, so it is kept in the user's cache (see cache.py) by the 
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from explorer.core.algorithms.merge_batch import IntTable, ranges

@@ -9,7 +9,7 @@ One stage at a time: pure-Python workers share the interpreter lock with the GUI
 running them side by side would only make the window stutter more. Counting a corpus of
 CHILD_BYTES or more, and auditing a vocabulary of CHILD_TOKENS or more, run in a child process
 instead (minutes on 400 MB, which in a thread meant minutes of a stuttering window; the audit of
-a 32,768-token vocabulary froze the window 100-230 ms at a time as a training run's result was
+a 32,768-token vocabulary froze the window 95-230 ms at a time as a training run's result was
 shown): the child loads the tokenizer from its spec, or from its document when it was trained in
 this session.
 """

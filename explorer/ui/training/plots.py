@@ -379,7 +379,6 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             else:
                 self.sweep_curve.setData([], [])
             self._update_sweep_labels()
-            self._fit_sweep_range()
 
     def _fit_sweep_range(self) -> None:
         """The sweep's y axis from 1 to over its highest point by the room that point's label takes,
@@ -420,6 +419,7 @@ class TrainingPlots(pg.GraphicsLayoutWidget):
             label.setPos(math.log2(size), value)
             self.sweep.addItem(label)
             self.sweep_labels.append(label)
+        self._fit_sweep_range()  # (new points, or their figures in a new font)
 
     def _fit_sweep(self) -> None:
         self._fit_sweep_hint()
