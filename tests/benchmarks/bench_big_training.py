@@ -77,6 +77,7 @@ def gui_job(corpus: str, vocab: int, pattern: str, cancel_at: float | None, tail
     from explorer.ui.main_window import PANE_NAMES
     from gui_window import open_window
 
+    calls = _record_eta_calls()
     app, session, window = open_window("training")
     pane = window.panes["training"]
     session.set_corpus(Corpus((Source.for_path(Path(corpus)),)))
@@ -157,6 +158,7 @@ def gui_job(corpus: str, vocab: int, pattern: str, cancel_at: float | None, tail
             app.processEvents()
             time.sleep(0.001)
     seconds = time.perf_counter() - start
+    eta_end = time.monotonic()  # the clock HfRunEta is fed with
     shown_at = len(gaps)
     tail_end = time.perf_counter() + tail  # more: whatever the result costs the window after it is shown
     while time.perf_counter() < tail_end:
@@ -173,7 +175,8 @@ def gui_job(corpus: str, vocab: int, pattern: str, cancel_at: float | None, tail
         "phases": phases, "tail_s": tail, "tail_stall_ms": max(tail_gaps) * 1000,
         "tail_stalls_over_50ms": sum(g > 0.05 for g in tail_gaps),
         "stall_until_shown_ms": max(gaps[:shown_at] or [0.0]) * 1000,
-        "start_perf": start, "gui_tid": threading.get_native_id()}
+        "start_perf": start, "gui_tid": threading.get_native_id(),
+        "eta_trace": {"started": pane.run.started_at if pane.run else 0.0, "ended": eta_end, "calls": calls}}
     if cancelled_at:
         process = getattr(pane.run.job, "_process", None) if pane.run else None
         result["cancel_s"] = seconds - (cancelled_at[0] - start)
@@ -182,6 +185,21 @@ def gui_job(corpus: str, vocab: int, pattern: str, cancel_at: float | None, tail
     window.close()
     session.shutdown()
     return result
+
+
+def _record_eta_calls() -> list[list[Any]]:
+    """Every call the run makes to HfRunEta ([method, now, *arguments]), to replay offline (eta_replay.py)."""
+    from explorer.core.algorithms.training_eta import HfRunEta
+
+    calls: list[list[Any]] = []
+    for name in ("reading", "learning", "measuring", "merging"):
+        method = getattr(HfRunEta, name)
+
+        def recorded(self: HfRunEta, *args: Any, _method: Any = method, _name: str = name) -> None:
+            calls.append([_name, *args])
+            _method(self, *args)
+        setattr(HfRunEta, name, recorded)
+    return calls
 
 
 def eta_errors(samples: list[list[Any]], total: float) -> list[tuple[int, float | None, float | None]]:
@@ -243,6 +261,7 @@ def main() -> None:
     parser.add_argument("--skip", default="", help="comma-separated parts to leave out: hf, gui, cancel")
     parser.add_argument("--threads", action="store_true",
                         help="for each stall of the window, what each of its threads (and Xvfb's) did (Linux)")
+    parser.add_argument("--eta-trace", help="save the calls the run made to its ETA (JSON) for eta_replay.py")
     parser.add_argument("--job", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.job:
@@ -276,6 +295,8 @@ def main() -> None:
         for gap, lines in zip(gui["long_gaps"], gui["threads"]):
             print(f"    at {gap[0]} s, {gap[1]} ms: " + "\n      ".join(lines))
         print(f"  of them from the first merge on (the end of the run): {gui['end_gaps']}")
+        if args.eta_trace:
+            Path(args.eta_trace).write_text(json.dumps(gui["eta_trace"]))
         errors = eta_errors(gui["samples"], gui["seconds"])
         print("  ETA error (shown - real) / real left, and progress shown - real, at: " + "; ".join(
             f"{p}%: {'-' if e is None else f'{e:+.0%}'} / {'-' if f is None else f'{f:+.2f}'}" for p, e, f in errors))
