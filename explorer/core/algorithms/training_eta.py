@@ -6,12 +6,13 @@ counts are measured (distinct chunks encoded) and the merges replayed. Each phas
 its own progress once it runs; a phase not yet started is priced from what ran before it:
 
 - reading, by bytes read over the newest half of the reading, timed from the first record (the
-  child's start-up is not reading);
+  child's start-up is not reading) and at the records where HF's bar moved (it moves by a hundredth
+  of the corpus, every 0.5-0.75 s on 400 MB: timed at any record, the steps skewed the speed);
 - all that follows reading grows with the corpus's distinct texts, not its size (a repeated line
   costs nothing more): it is priced in CPU time, at AFTER_BYTES_PER_TEXT bytes of reading's CPU
   time per distinct text (the distinct texts of the whole corpus, from how they grew so far). CPU
   time, because the share of the machine the child gets changes (other programs; reading runs on
-  every core, HF's merges mostly on one): it is turned into seconds at the share measured last;
+  every core, what follows on fewer: AFTER_CORES): it is turned into seconds at the share measured last;
 - HF's merges: the first touch most words, the last almost none, so the time spent grows with
   the log of the merges done; once they are under way, the rest follows that line;
 - what follows HF's merges (its wrap-up, measuring, the replay) is priced from how long the
@@ -25,6 +26,9 @@ from collections import deque
 from dataclasses import dataclass, field
 
 AFTER_BYTES_PER_TEXT = 190.0  # of reading's CPU time per distinct text: 150-275 on 10, 100 and 400 MB multilingual
+# Cores what follows reading runs on at most: HF's word and pair counts and our measuring use every
+# core, its merges about 1.25. 10-13 CPU s in 7-10 s on 2 cores (six 400 MB runs: tests/core/eta_runs).
+AFTER_CORES = 1.35
 POST_PER_MERGE_SECOND = 0.62  # seconds after HF's merges per second they took (0.35-0.73 on 10-400 MB)
 REPLAY_PER_MEASURE_SECOND = 0.5  # the replay and the result, per second the measuring took
 DISTINCT_GROWTH = 2.0  # at most this many times the distinct texts so far (a corpus may repeat itself)
@@ -70,7 +74,8 @@ class HfRunEta:
         cpu = self._cpu(now, cpu_seconds)
         if self.first_read is None:
             self.first_read = (now, bytes_read, cpu)
-        self.history.append((now, bytes_read, cpu))
+        if not self.history or bytes_read != self.history[-1][1]:  # (HF's bar moves in steps: timed at each)
+            self.history.append((now, bytes_read, cpu))
         while len(self.history) > 2 and self.history[1][0] <= now - RECENT_SHARE * (now - self.first_read[0]):
             self.history.popleft()
         self.growth.append((bytes_read, distinct))
@@ -169,9 +174,9 @@ class HfRunEta:
 
     def _after_left(self, now: float) -> float:
         """Seconds left of all that follows reading, by its CPU time: the CPU time left at the child's
-        share of the machine (one core at most: HF's merges and the replay run on one)."""
+        share of the machine (AFTER_CORES at most)."""
         used = self.cpu[-1][1] - self.cpu_read_end if self.cpu and self.read_seconds is not None else 0.0
-        left = max(0.0, self.after_cpu - used) / min(1.0, self._share()) if self.cpu else self.after_cpu
+        left = max(0.0, self.after_cpu - used) / min(AFTER_CORES, self._share()) if self.cpu else self.after_cpu
         return max(0.0, left - (now - self.cpu[-1][0])) if self.cpu else left
 
     def seconds_left(self, now: float) -> float | None:
@@ -182,7 +187,7 @@ class HfRunEta:
             speed = self._read_speed(now)
             if speed is None:
                 return None
-            return (self.total_bytes - self.bytes_read) / speed + self._after_cpu() / min(1.0, self._share())
+            return (self.total_bytes - self.bytes_read) / speed + self._after_cpu() / min(AFTER_CORES, self._share())
         if self.replay is not None:
             shown, target, per_second = self.replay
             if per_second:
