@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from explorer.core.algorithms.train import train
+from explorer.core.algorithms.train import Merge, train
 from explorer.core.corpora.corpus_sources import Corpus, Source, sample_sources
 from explorer.ui.training import create_pane
 from explorer.ui.training.model import COUNT, LEFT, NEW, RANK, RIGHT, MergeRole, MergesModel
@@ -208,8 +208,6 @@ def test_names_are_unique_and_the_model_passes_the_tester(qtbot, qtmodeltester, 
 def test_model_stays_fast_at_100k_rows(qtbot, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
     import time
 
-    from explorer.core.algorithms.train import Merge
-
     model = MergesModel()
     batch = [Merge(i, 97, 98, 256 + i, b"ab", 1000 - i % 1000, 10**6 - i) for i in range(100_000)]
     start = time.perf_counter()
@@ -218,6 +216,17 @@ def test_model_stays_fast_at_100k_rows(qtbot, qtmodeltester) -> None:  # type: i
     assert time.perf_counter() - start < 1.0
     assert model.rowCount() == 100_000 and model.data(model.index(99_999, NEW)) == "ab"
     qtmodeltester.check(model)
+
+
+def test_the_models_vocabulary_follows_merges_in_order_or_not() -> None:
+    """New ids in order (every trainer's) are taken in one step; ids out of order or with gaps
+    (special tokens set aside, a replayed file) one by one; either way each id shows its token."""
+    model = MergesModel()
+    model.append([Merge(0, 97, 98, 256, b"ab", 9, 90), Merge(1, 256, 99, 257, b"abc", 8, 80)])
+    model.append([Merge(2, 97, 97, 260, b"aa", 7, 70), Merge(3, 257, 257, 258, b"abcabc", 6, 60)])
+    model.append([Merge(4, 98, 98, 261, b"bb", 5, 50)])
+    assert model.vocab[256:] == [b"ab", b"abc", b"abcabc", b"", b"aa", b"bb"]
+    assert [shown(model, row, NEW) for row in range(5)] == ["ab", "abc", "aa", "abcabc", "bb"]
 
 
 def test_pasted_source_trains(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]

@@ -7,6 +7,7 @@ and nothing more; rows arrive in batches (one `beginInsertRows` per batch, every
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
@@ -49,11 +50,15 @@ class MergesModel(QAbstractTableModel):
         first = len(self.merges)
         previous_last = first - 1
         self.beginInsertRows(QModelIndex(), first, first + len(merges) - 1)
-        for merge in merges:
-            if merge.new_id >= len(self.vocab):
-                self.vocab.extend([b""] * (merge.new_id + 1 - len(self.vocab)))
-            if not self.vocab[merge.new_id]:
-                self.vocab[merge.new_id] = merge.token
+        ids = list(map(_NEW_ID, merges))
+        if ids == list(range(len(self.vocab), len(self.vocab) + len(ids))):  # (the usual: each a new id, in order)
+            self.vocab += map(_TOKEN, merges)  # in C: Hugging Face's 32,768 merges come in a few big batches
+        else:
+            for new_id, merge in zip(ids, merges):
+                if new_id >= len(self.vocab):
+                    self.vocab.extend([b""] * (new_id + 1 - len(self.vocab)))
+                if not self.vocab[new_id]:
+                    self.vocab[new_id] = merge.token
         self.merges.extend(merges)
         self.endInsertRows()
         if previous_last >= 0:  # the old newest row loses its highlight
@@ -164,4 +169,5 @@ def tie_summary(merge: Merge, vocab: Sequence[bytes]) -> str:
 _ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.FontRole,
                     Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.ToolTipRole, MergeRole, TokenIdRole})
 _SHOWN_LIMIT = 4096
+_NEW_ID, _TOKEN = attrgetter("new_id"), attrgetter("token")
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
