@@ -40,6 +40,7 @@ class FittedColumns(QObject):
         self._measured: set[int] = set()  # rows measured at this font (a row's texts never change)
         self._measure_due = False
         self._refit_due = False  # measured from scratch on the next turn: no measuring before it
+        self.held = False  # rows go unmeasured until `refit` (see hold)
         header = table.horizontalHeader()
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Fixed)  # set here, to fit (see fit)
         header.setStretchLastSection(False)
@@ -56,12 +57,19 @@ class FittedColumns(QObject):
         self.minimum, self.part_minimum = minimum, part_minimum
         self.refit()
 
+    def hold(self) -> None:
+        """Measure no rows until `refit`: Hugging Face's 32,768 merges pour through the view in a
+        second, and measuring each screenful they scrolled past took 4-11 ms of a frame that also
+        painted the table (stalls of 55-80 ms). The run's end refits to the rows then in view."""
+        self.held = True
+
     def refit(self) -> None:
         """Fit the columns to the rows in view alone: at the end of a run its last merges, often
         short, beside parts widened to the longest rows that streamed past (at 1280x800 in
         presentation mode that pushed the new token under the cut-column cover). The rows are
         measured on the next turn, once the view is laid out again: at a new font, the rows in
         view at the old row height and the old table height were more, and longer."""
+        self.held = False
         self.content.clear()
         self._measured.clear()
         self._share()
@@ -92,7 +100,7 @@ class FittedColumns(QObject):
 
     def measure(self, *_: object) -> None:
         """Widen each text column whose rows in view need more room than it has."""
-        if self._refit_due:
+        if self._refit_due or self.held:
             return  # (the rows in view before the view is laid out again: see refit)
         table, model = self.table, self.table.model()
         first = table.rowAt(0)

@@ -368,7 +368,9 @@ class TrainingPane(Pane):
             self._plots_started = True
             self.plots.reset(1.0, held_out=stage.held_out_tokens > 0,
                              target=stage.target_merges)
-            if not self._hf_run():  # (Hugging Face: shown with their curves, when the run ends)
+            if self._hf_run():  # (shown with their curves when the run ends, and the columns fitted then)
+                self.columns.hold()
+            else:
                 self.plots_panel.show_plots(True)
         first = len(run.merges) - len(merges)
         ranks = [m.rank for m in merges]
