@@ -133,3 +133,32 @@ def test_a_fast_generator_arrives_in_bounded_batches(qtbot, workers: Workers) ->
     with qtbot.waitSignal(job.finished, timeout=20_000):
         pass
     assert sum(sizes) == 20_001 and max(sizes) <= MAX_BATCH
+
+
+def test_the_relay_keeps_no_more_than_asked_ahead_of_the_consumer(qtbot, workers: Workers) -> None:  # type: ignore[no-untyped-def]
+    """A consumer that shows records a slice per frame has the relay wait for it (keep_ahead), so
+    that the relay and the child do not take the cores while it paints; taking some in makes room."""
+    job = workers.start_process("count", numbers, (5000,), step_types=(Tick,))
+    job.keep_ahead(1000)
+    items = collect(job)
+    qtbot.waitUntil(lambda: len(items) >= 1000, timeout=20_000)
+    qtbot.wait(500)  # time enough for the rest to come, were the relay not waiting
+    assert 1000 <= len(items) <= 1000 + 512  # (the batch that went over)
+    with qtbot.waitSignal(job.finished, timeout=20_000):
+        taken = 0
+        while not job.done:
+            job.taken(len(items) - taken)
+            taken = len(items)
+            qtbot.wait(20)
+    assert items == ["starting", *range(5000)]
+
+
+def test_a_relay_waiting_for_room_stops_at_cancel(qtbot, workers: Workers) -> None:  # type: ignore[no-untyped-def]
+    job = workers.start_process("count", numbers, (100_000,), step_types=(Tick,))
+    job.keep_ahead(10)
+    items = collect(job)
+    qtbot.waitUntil(lambda: len(items) > 0, timeout=20_000)
+    with qtbot.waitSignal(job.cancelled, timeout=5000):
+        job.cancel()
+    qtbot.waitUntil(lambda: job.done, timeout=5000)
+    assert len(items) < 100_000
