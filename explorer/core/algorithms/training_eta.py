@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 AFTER_BYTES_PER_TEXT = 190.0  # of reading's CPU time per distinct text: 150-275 on 10, 100 and 400 MB multilingual
 # Cores what follows reading runs on at most: HF's word and pair counts and our measuring use every
-# core, its merges about 1.25. 10-13 CPU s in 7-10 s on 2 cores (six 400 MB runs: tests/core/eta_runs).
+# core, its merges about 1.25. 10-13 CPU s in 7-10 s on 2 cores (400 MB runs: tests/core/eta_runs).
 AFTER_CORES = 1.35
 POST_PER_MERGE_SECOND = 0.62  # seconds after HF's merges per second they took (0.35-0.73 on 10-400 MB)
 REPLAY_PER_MEASURE_SECOND = 0.5  # the replay and the result, per second the measuring took
