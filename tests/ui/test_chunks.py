@@ -309,3 +309,20 @@ def test_columns_fit_their_content_and_scroll_together(qtbot: QtBot, pane: Chunk
         bar.setValue(bar.maximum())
         assert bar.value() + pane.columns_scroll.viewport().height() >= max(bottoms)  # the last row in reach
     assert bar.maximum() > 0  # the long text scrolls
+
+
+def test_a_pane_destroyed_while_its_columns_run_says_nothing_when_they_end(qtbot: QtBot, session: Session) -> None:
+    """The columns' jobs end after the pane and its widgets are gone: CI once saw 'Internal C++
+    object (TextWideCombo) already deleted' from such a job, as a test closed its window."""
+    import shiboken6
+
+    widget = create_pane(session)
+    widget.resize(1200, 700)
+    widget.show()
+    widget.editor.setPlainText("The cat sat on the mat. " * 20_000)  # (each column's job takes a while)
+    widget.refresh()
+    running = [job for job in session.workers.running if job.name.startswith("chunking")]
+    assert running
+    shiboken6.delete(widget)
+    qtbot.waitUntil(lambda: all(job.done for job in running), timeout=20_000)
+    qtbot.wait(50)  # (their signals delivered: an exception in a slot fails the test)

@@ -25,6 +25,7 @@ from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, WrappingLabel, align_to_text, editor_height, example_bar
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later
+from explorer.ui.workers import Job
 
 DEFAULT_PATTERNS = ("gpt2", "cl100k", "o200k")
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
@@ -43,6 +44,7 @@ class ChunksPane(Pane):
         self.columns: list[PatternColumn] = []
         self.tokens: tuple[str, list[Token]] | None = None  # (text, tokens) of the current tokenizer
         self._column_ids: dict[PatternColumn, int] = {}
+        self._runs: dict[Job, tuple[PatternColumn, str, str]] = {}  # a running job's column, pattern and text
         self._next_id = 0
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -198,9 +200,22 @@ class ChunksPane(Pane):
         column.set_running()
         key = f"chunks-pane:{self._column_ids[column]}"
         job = self.session.workers.start_call(f"chunking with {column.title()}", lambda: run_pattern(pattern, text), key)
-        job.finished.connect(lambda run, c=column: self._on_run_finished(c, run))
-        job.failed.connect(lambda message, c=column: self._on_run_finished(
-            c, PatternRun(pattern, text, error=message)))
+        self._runs = {other: run for other, run in self._runs.items() if run[0] is not column}  # (the older job is cancelled)
+        self._runs[job] = (column, pattern, text)
+        # Through `Job.connect`, which calls nothing once the pane is gone: a job that ended as the
+        # pane was being destroyed had its column's widgets deleted under it.
+        job.connect("finished", self._on_run_job_finished)
+        job.connect("failed", self._on_run_job_failed)
+
+    def _on_run_job_finished(self, job: Job, run: PatternRun) -> None:
+        column, _, _ = self._runs.pop(job, (None, "", ""))
+        if column is not None:
+            self._on_run_finished(column, run)
+
+    def _on_run_job_failed(self, job: Job, message: str) -> None:
+        column, pattern, text = self._runs.pop(job, (None, "", ""))
+        if column is not None:
+            self._on_run_finished(column, PatternRun(pattern, text, error=message))
 
     def _on_run_finished(self, column: PatternColumn, run: PatternRun) -> None:
         if column not in self.columns or run.pattern != column.pattern() or run.text != self.text():
@@ -255,10 +270,13 @@ class ChunksPane(Pane):
         mode, _ = effective_mode(tokenizer, text, self.session.special_mode)
         job = self.session.workers.start_call(f"encoding with {tokenizer.name}", lambda: (text, tokenizer.encode_tokens(text, mode)),
                           "chunks-pane:tokens")
-        job.finished.connect(self._on_tokens_finished)
-        job.failed.connect(lambda message: self.summary.setText(f"Tokens: {html.escape(message)}"))
+        job.connect("finished", self._on_tokens_finished)
+        job.connect("failed", self._on_tokens_failed)
 
-    def _on_tokens_finished(self, result: tuple[str, list[Token]]) -> None:
+    def _on_tokens_failed(self, _job: Job, message: str) -> None:
+        self.summary.setText(f"Tokens: {html.escape(message)}")
+
+    def _on_tokens_finished(self, _job: Job, result: tuple[str, list[Token]]) -> None:
         if result[0] != self.text():
             return
         self.tokens = result
