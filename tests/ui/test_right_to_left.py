@@ -312,3 +312,31 @@ def test_every_editor_of_the_users_text_aligns_arabic_right(qtbot: QtBot, sessio
     assert alignment(row.content) == Qt.AlignmentFlag.AlignRight
     row.content.setPlainText("Hi")
     assert alignment(row.content) == Qt.AlignmentFlag.AlignLeft
+
+
+@pytest.mark.parametrize("columns", [1, 2])
+def test_token_details_read_from_the_left_whatever_the_token(qtbot: QtBot, columns: int) -> None:
+    """A row such as "Parents 9045 مر + 949 ح" took its direction from its first letter: it stood
+    at the right of its cell, its ids and tokens in the other order. Each value reads from the
+    left, as the labels do, and each parent is a cell of its own (in one line, the digits after
+    Arabic letters joined their run: "9045 ح 949 + مر"); the Arabic itself still reads from the right."""
+    from PySide6.QtGui import QTextDocument
+
+    from explorer.core.algorithms.incremental import TokenizedText
+    from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
+    from explorer.ui.tokens.details import token_details
+
+    tokenizer = TiktokenTokenizer.bundled("o200k_base")
+    state = TokenizedText(tokenizer, ARABIC)
+    document = QTextDocument()
+    directions = []
+    for index in range(len(state)):
+        document.setHtml(token_details(state, index, tokenizer.forest, "", columns))
+        block = document.begin()
+        while block.isValid():
+            if has_right_to_left(block.text()):
+                directions.append((block.text(), block.textDirection()))
+            block = block.next()
+    assert any(text[0].isdigit() for text, _ in directions)  # (an Arabic token's parents)
+    assert not any("+" in text for text, _ in directions)
+    assert all(direction == Qt.LayoutDirection.LeftToRight for _, direction in directions), directions

@@ -33,8 +33,8 @@ def token_details(state: TokenizedText, index: int, forest: MergeForest | None, 
         parents = forest.parents(token.id)
         rows.append(("Merge rank", f"{rank:,}" if rank is not None else _no_merge(state, token.id, token.bytes)))
         if parents is not None:
-            rows.append(("Parents", " + ".join(f"{p} <code>{html.escape(standalone_text(tokenizer.token_bytes(p)))}</code>"
-                                               for p in parents)))
+            rows.append(("Parents", _side_by_side([f"{p} <code>{html.escape(standalone_text(tokenizer.token_bytes(p)))}</code>"
+                                                   for p in parents], " + ")))
     else:
         rows.append(("Merge rank", html.escape(forest_note or "not available for this tokenizer")))
     if token.cuts_start or token.cuts_end:
@@ -43,7 +43,10 @@ def token_details(state: TokenizedText, index: int, forest: MergeForest | None, 
 
 
 def _table(rows: list[tuple[str, str]], columns: int) -> str:
-    """The rows down the first column, then the second (so each column still reads top to bottom)."""
+    """The rows down the first column, then the second (so each column still reads top to bottom).
+    Each value reads from the left, as its label: Qt gives a cell the direction of its first
+    letter, and "Parents 9045 مر + 949 ح" stood at the right, its parts in the other order (a
+    mark such as U+200E would do the same, but would be copied with the token's text)."""
     tall = -(-len(rows) // columns)
     parts = []
     for line in range(tall):
@@ -52,9 +55,16 @@ def _table(rows: list[tuple[str, str]], columns: int) -> str:
             if line + column * tall < len(rows):
                 name, value = rows[line + column * tall]
                 gap = " padding-left:24px" if column else ""
-                cells.append(f"<td style='padding-right:10px;{gap}'><i>{name}</i></td><td>{value}</td>")
+                cells.append(f"<td style='padding-right:10px;{gap}'><i>{name}</i></td><td><div dir='ltr'>{value}</div></td>")
         parts.append("<tr>" + "".join(cells) + "</tr>")
     return "<table>" + "".join(parts) + "</table>"
+
+
+def _side_by_side(parts: list[str], between: str) -> str:
+    """`parts` in a row of cells, `between` them: in one line, "9045 مر + 949 ح" was one run of
+    right-to-left text (digits after Arabic letters join it) and read "9045 ح 949 + مر"."""
+    cells = f"</div></td><td>{html.escape(between).replace(' ', '&nbsp;')}</td><td><div dir='ltr'>".join(parts)
+    return f"<table cellspacing='0' cellpadding='0'><tr><td><div dir='ltr'>{cells}</div></td></tr></table>"
 
 
 def _no_merge(state: TokenizedText, token_id: int, data: bytes) -> str:
