@@ -106,19 +106,21 @@ class Job(QObject):
         self.done = True
         self._ended.set()
 
-    def connect(self, signal_name: str, method: Callable[..., object]) -> None:
-        """Call the bound `method(job, *args)` when this job's `signal_name` fires.
+    def connect(self, signal_name: str, method: Callable[..., object], *context: object) -> None:
+        """Call the bound `method(job, *context, *args)` when this job's `signal_name` fires.
 
         Tells a slot which job spoke (latest-wins checks) without `QObject.sender()`, which
         PySide6 does not always fill for queued signals, and holds `method`'s widget weakly:
-        a widget deleted before its job ends is simply not called.
+        a widget deleted before its job ends is simply not called (a lambda would be, and
+        touch the widget's deleted parts). `context`: what the slot needs to know of the call
+        that started the job.
         """
         receiver = weakref.WeakMethod(method)  # type: ignore[arg-type]
 
         def call(*args: object) -> None:
             bound = receiver()
             if bound is not None and shiboken6.isValid(bound.__self__):
-                bound(self, *args)
+                bound(self, *context, *args)
 
         getattr(self, signal_name).connect(call)
 

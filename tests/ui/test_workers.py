@@ -242,3 +242,38 @@ def test_a_job_whose_object_is_deleted_while_it_runs_stops_quietly(qtbot: QtBot,
     assert "Traceback" not in capfd.readouterr().err
     assert len(yielded) < 400, "the work went on for no one"
     assert workers.shutdown()
+
+
+def test_a_slot_gets_its_job_and_context_and_nothing_once_its_widget_is_gone(qtbot: QtBot) -> None:
+    """`Job.connect(signal, method, *context)`: the slot hears which job spoke and what the call
+    that started it knew; a widget deleted before the job ends is not called (a lambda was, and
+    touched its deleted children)."""
+    import shiboken6
+    from PySide6.QtWidgets import QWidget
+
+    class Listener(QWidget):
+        def __init__(self) -> None:
+            super().__init__()
+            self.heard: list[tuple[object, ...]] = []
+
+        def on_finished(self, job: object, first: str, second: int, result: object) -> None:
+            self.heard.append((job, first, second, result))
+
+    workers = Workers()
+    kept, gone = Listener(), Listener()
+    release = threading.Event()
+
+    def work():  # type: ignore[no-untyped-def]
+        release.wait(5)
+        return "result"
+        yield  # (a generator)
+
+    job = workers.start("waiting", work)
+    job.connect("finished", kept.on_finished, "query", 7)
+    job.connect("finished", gone.on_finished, "query", 7)
+    heard_by_gone = gone.heard
+    shiboken6.delete(gone)
+    with qtbot.waitSignal(job.finished, timeout=5000):
+        release.set()
+    assert kept.heard == [(job, "query", 7, "result")] and heard_by_gone == []
+    assert workers.shutdown()

@@ -369,8 +369,12 @@ class MergesPane(Pane):
         self.result_label.setText("filtering...")
         job = self.session.workers.start_call("filtering the vocabulary", lambda: table.matches(query),
                                          key="merges:filter")
-        job.finished.connect(lambda mask: self._show_query(query, mask, started) if table is self.table else None)
+        job.connect("finished", self._on_filter_finished, query, started, table)
         job.failed.connect(self._show_filter_error)
+
+    def _on_filter_finished(self, _job: Job, query: VocabQuery, started: float, table: object, mask: object) -> None:
+        if table is self.table:  # (not a table the pane has since let go)
+            self._show_query(query, mask, started)
 
     def _show_query(self, query: VocabQuery, mask: object, started: float) -> None:
         self.model.set_query(query, mask)  # type: ignore[arg-type]

@@ -44,6 +44,7 @@ from explorer.ui.training.run import FAILED, FINISHED, IDLE, PAUSED, TrainingRun
 from explorer.ui.training.settings_form import SettingsForm
 from explorer.ui.training.status import escape, progress_shown, status_html
 from explorer.ui.training.tie_details import TieDetails
+from explorer.ui.workers import Job
 
 QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's largest widget size
 UI_REFRESH_MS = 50  # new rows, status line, progress bar and scrolling, at most this often
@@ -496,10 +497,10 @@ class TrainingPane(Pane):
         job = self.session.workers.start_call("building the tokenizer",
                                          lambda: build_tokenizer(merges, settings, name, metadata),
                                          key="training-result")
-        job.finished.connect(lambda built: self._on_tokenizer_built(run, built))
+        job.connect("finished", self._on_tokenizer_built, run)
         job.failed.connect(lambda message: self.session.post_error("Could not build the tokenizer", message))
 
-    def _on_tokenizer_built(self, run: TrainingRun, tokenizer: BPE) -> None:
+    def _on_tokenizer_built(self, _job: Job, run: TrainingRun, tokenizer: BPE) -> None:
         """Published in three event-loop turns, each its own frame: the pickers list it, then the
         shown pane takes it up (the hidden ones later, a pane a turn: Pane.take_up_tokenizer), then
         this pane shows the result (in one turn: 70-90 ms of GUI thread)."""
