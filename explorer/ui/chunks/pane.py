@@ -44,7 +44,6 @@ class ChunksPane(Pane):
         self.columns: list[PatternColumn] = []
         self.tokens: tuple[str, list[Token]] | None = None  # (text, tokens) of the current tokenizer
         self._column_ids: dict[PatternColumn, int] = {}
-        self._runs: dict[Job, tuple[PatternColumn, str, str]] = {}  # a running job's column, pattern and text
         self._next_id = 0
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -200,24 +199,15 @@ class ChunksPane(Pane):
         column.set_running()
         key = f"chunks-pane:{self._column_ids[column]}"
         job = self.session.workers.start_call(f"chunking with {column.title()}", lambda: run_pattern(pattern, text), key)
-        self._runs = {other: run for other, run in self._runs.items() if run[0] is not column}  # (the older job is cancelled)
-        self._runs[job] = (column, pattern, text)
         # Through `Job.connect`, which calls nothing once the pane is gone: a job that ended as the
         # pane was being destroyed had its column's widgets deleted under it.
-        job.connect("finished", self._on_run_job_finished)
-        job.connect("failed", self._on_run_job_failed)
+        job.connect("finished", self._on_run_finished, column)
+        job.connect("failed", self._on_run_failed, column, pattern, text)
 
-    def _on_run_job_finished(self, job: Job, run: PatternRun) -> None:
-        column, _, _ = self._runs.pop(job, (None, "", ""))
-        if column is not None:
-            self._on_run_finished(column, run)
+    def _on_run_failed(self, job: Job, column: PatternColumn, pattern: str, text: str, message: str) -> None:
+        self._on_run_finished(job, column, PatternRun(pattern, text, error=message))
 
-    def _on_run_job_failed(self, job: Job, message: str) -> None:
-        column, pattern, text = self._runs.pop(job, (None, "", ""))
-        if column is not None:
-            self._on_run_finished(column, PatternRun(pattern, text, error=message))
-
-    def _on_run_finished(self, column: PatternColumn, run: PatternRun) -> None:
+    def _on_run_finished(self, _job: Job, column: PatternColumn, run: PatternRun) -> None:
         if column not in self.columns or run.pattern != column.pattern() or run.text != self.text():
             return  # a newer job is on its way
         column.set_result(run)
