@@ -86,6 +86,9 @@ class Job(QObject):
         self._running.set()
         self._ended = threading.Event()
         self.done = False
+        self._ahead: int | None = None  # items handed over before the consumer has taken them
+        self._untaken = 0
+        self._room = threading.Condition()
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -105,6 +108,27 @@ class Job(QObject):
     def _end(self) -> None:
         self.done = True
         self._ended.set()
+
+    def keep_ahead(self, items: int) -> None:
+        """From now on the job hands over at most `items` items that the consumer has not
+        `taken`, and waits for room: a consumer that shows records a slice per frame (Hugging
+        Face's 32,768 merges arrive in a second) would otherwise have the relay unpickling and the
+        child pickling on both cores while it paints (stalls of 50-80 ms on 2 cores)."""
+        self._ahead = items
+
+    def taken(self, items: int) -> None:
+        """The consumer has dealt with `items` more of the items it was handed (see keep_ahead)."""
+        with self._room:
+            self._untaken = max(0, self._untaken - items)
+            self._room.notify()
+
+    def _wait_for_room(self, items: int) -> None:
+        """On the worker (a process job's relay): count `items` handed over, then wait while more
+        than `keep_ahead` wait, until the job is cancelled (the consumer may be gone)."""
+        with self._room:
+            self._untaken += items
+            while self._ahead is not None and self._untaken > self._ahead and not self.is_cancelled:
+                self._room.wait(0.05)
 
     def connect(self, signal_name: str, method: Callable[..., object], *context: object) -> None:
         """Call the bound `method(job, *context, *args)` when this job's `signal_name` fires.
@@ -160,6 +184,7 @@ class _Runner(QRunnable):
                 if now - last >= BATCH_SECONDS:
                     if not emit("batch_ready", batch):  # no one is left to hear the rest
                         job.cancel()
+                    job._wait_for_room(len(batch))
                     batch, last = [], now
             if batch:
                 emit("batch_ready", batch)
@@ -360,30 +385,6 @@ class ProcessJob(Job):
         self._command_lock = threading.Lock()
         self._paused = False
         self._process: multiprocessing.process.BaseProcess | None = None
-        self._ahead: int | None = None  # items the relay may hand over before the consumer has taken them
-        self._untaken = 0
-        self._room = threading.Condition()
-
-    def keep_ahead(self, items: int) -> None:
-        """From now on the relay hands over at most `items` items that the consumer has not
-        `taken`, and waits for room: a consumer that shows records a slice per frame (Hugging
-        Face's 32,768 merges arrive in a second) would otherwise have the relay unpickling and the
-        child pickling on both cores while it paints (stalls of 50-80 ms on 2 cores)."""
-        self._ahead = items
-
-    def taken(self, items: int) -> None:
-        """The consumer has dealt with `items` more of the items it was handed (see keep_ahead)."""
-        with self._room:
-            self._untaken = max(0, self._untaken - items)
-            self._room.notify()
-
-    def _wait_for_room(self, items: int) -> None:
-        """On the relay: count `items` handed over, then wait while more than `keep_ahead` wait,
-        until the job is cancelled (the consumer may be gone)."""
-        with self._room:
-            self._untaken += items
-            while self._ahead is not None and self._untaken > self._ahead and not self.is_cancelled:
-                self._room.wait(0.05)
 
     def _send(self, command: tuple[Any, ...]) -> None:
         with self._command_lock:

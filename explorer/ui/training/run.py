@@ -28,7 +28,7 @@ RATE_WINDOW_SECONDS = 2.0
 # thread's own time (their records, the table and plots fed from them) and the window stalled
 # 55-100 ms. In slices (a batch's worth), each turn costs a few milliseconds and the window paints in between.
 REPLAY_SLICE = 512
-KEEP_AHEAD = 4 * REPLAY_SLICE  # records the job's relay hands over before this takes them in (ProcessJob.keep_ahead)
+KEEP_AHEAD = 4 * REPLAY_SLICE  # records the job hands over before this takes them in (Job.keep_ahead)
 
 # States, in words the status line can use.
 IDLE, STARTING, COUNTING, MERGING, PAUSED, FINISHED, CANCELLED, FAILED = (
@@ -97,8 +97,7 @@ class TrainingRun(QObject):
             self.job = workers.start_process("training", run_training,
                                              (self.corpus, self.settings, self.name if self.build else "", self.metadata),
                                              key="training", step_types=(Learned,))
-            if isinstance(self.job, ProcessJob):  # (tests hand it a plain job)
-                self.job.keep_ahead(KEEP_AHEAD)
+        self.job.keep_ahead(KEEP_AHEAD)
         self.job.batch_ready.connect(self._on_job_batch_ready)
         self.job.finished.connect(lambda summary: self._queue(_Ending(FINISHED, summary)))
         self.job.cancelled.connect(lambda: self._queue(_Ending(CANCELLED, None)))
@@ -214,8 +213,7 @@ class TrainingRun(QObject):
     def _take_slice(self) -> None:
         count = min(len(self._inbox), REPLAY_SLICE)
         items = [self._inbox.popleft() for _ in range(count)]
-        if isinstance(self.job, ProcessJob):
-            self.job.taken(count)
+        self.job.taken(count)
         self._replay.start()  # the next turn's slice, or the end of this one's
         self.largest_slice = max(self.largest_slice, count)
         ending = items.pop() if items and isinstance(items[-1], _Ending) else None
