@@ -125,6 +125,7 @@ class Shooter:
             try:
                 image = self._picture(session, shot, widget, pane)
             finally:
+                session.unsaved.clear()  # a shot's training run is not the user's: closing must not ask to save it
                 session.shutdown()
                 widget.close()
                 _destroy(widget, session)

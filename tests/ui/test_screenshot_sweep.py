@@ -284,3 +284,27 @@ def test_the_tour_card_shows_its_whole_text_in_presentation_mode(shooter: Shoote
     shooter._picture = spy  # type: ignore[method-assign]
     shooter.render(Shot("bytes", str(tmp_path / "tour.png"), size=(1280, 800), presentation=True, tour=True))
     assert seen["height"] >= seen["needed"]
+
+
+def test_a_window_shot_of_a_training_run_closes_without_asking_to_save(shooter: Shooter, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run the shot trains is unsaved; the window's close asked to save it, in a modal box
+    that no one answers, and `screenshot --window --pane training --corpus ...` never ended."""
+    from explorer.ui.main_window import MainWindow
+
+    asked: list[bool] = []
+    monkeypatch.setattr(MainWindow, "_ask_about_unsaved", lambda window: asked.append(True) or True)
+    trained: list[set[str]] = []
+    picture = shooter._picture
+
+    def spy(session: Session, shot: Shot, widget: object, pane: object) -> object:
+        image = picture(session, shot, widget, pane)  # type: ignore[arg-type]
+        trained.append(set(session.unsaved))
+        return image
+
+    shooter._picture = spy  # type: ignore[method-assign]
+    out = tmp_path / "training.png"
+    shooter.render(Shot("training", str(out), size=(1280, 800), corpus=tuple(corpus_files(tmp_path)), window=True))
+    assert trained and trained[0], "the shot trained nothing: the test would prove nothing"
+    assert not asked
+    assert QImage(str(out)).width() == 1280
