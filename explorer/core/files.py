@@ -96,8 +96,23 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         raise
 
 
+def not_regular_reason(path: Path, wanted: str = "a text file") -> str | None:
+    """Why `path` is no file to read (a device, FIFO or socket would block or never end), or
+    None for a regular file or a folder. Missing paths are the caller's business."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return f"not a regular file (a device, FIFO or socket); give {wanted}"
+
+
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """Read a tokenizer file, turning OS errors into one clear TokenizerFileError."""
+    """Read a tokenizer file, turning OS errors into one clear TokenizerFileError (and a FIFO,
+    which would wait for a writer for ever, into one before reading)."""
+    if reason := not_regular_reason(Path(path), "a tokenizer file"):
+        raise TokenizerFileError(path, reason)
     try:
         return Path(path).read_bytes()
     except FileNotFoundError:

@@ -218,6 +218,17 @@ def test_devices_fifos_and_binary_files(tmp_path: Path, command: str) -> None:
     assert not (tmp_path / "tok.json").exists()
 
 
+def test_a_fifo_or_device_as_tokenizer_file_is_refused_unread(tmp_path: Path) -> None:
+    """Reading a tokenizer file whole waited for ever on a FIFO (no writer) and on /dev/zero."""
+    fifo = tmp_path / "tok.json"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        started = time.monotonic()
+        line = refused(("encode", "--tokenizer", str(path), "--text", "hi"), "not a regular file", [])
+        assert "give a tokenizer file" in line
+        assert time.monotonic() - started < 30
+
+
 def test_a_line_too_long_to_be_a_line(tmp_path: Path) -> None:
     corpus = tmp_path / "one-line.txt"
     corpus.write_bytes(b"word " * (17 << 18))  # 17 MB without a line break

@@ -13,13 +13,13 @@ import codecs
 import io
 import itertools
 import os
-import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 from explorer.core.errors import CorpusError
+from explorer.core.files import not_regular_reason
 
 _SNIFF = 8192
 BLOCK_BYTES = 1 << 20
@@ -43,18 +43,6 @@ def binary_error(path: object, offset: int) -> CorpusError:
 def line_too_long_error(path: object, number: int, where: str = "") -> CorpusError:
     return CorpusError(f"{path}: line {number:,}{where} is longer than {MAX_LINE_BYTES >> 20} MB; a corpus is "
                        "read one line at a time, so break the text into lines")
-
-
-def not_regular_reason(path: Path) -> str | None:
-    """Why `path` is no file to read text from (a device, FIFO or socket would block or never
-    end), or None for a regular file. Missing paths are the caller's business."""
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return None
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return None
-    return "not a regular file (a device, FIFO or socket); give a text file"
 
 
 def looks_binary(path: Path) -> bool:

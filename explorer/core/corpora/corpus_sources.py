@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import BinaryIO, Literal, TypeVar
 
 from explorer.core.corpora.corpus import (
-    MAX_LINE_BYTES, Utf8LineError, line_too_long_error, not_regular_reason, utf8_line_batches, utf8_lines)
+    MAX_LINE_BYTES, Utf8LineError, line_too_long_error, utf8_line_batches, utf8_lines)
 from explorer.core.errors import CorpusError
+from explorer.core.files import not_regular_reason
 from explorer.core.plural import plural
 
 T = TypeVar("T")
