@@ -2,9 +2,13 @@
 
 For each encoding: tiktoken's `encode_ordinary`, and our `TiktokenTokenizer.bundled(name).as_bpe()`
 made fresh for each cold run (an empty chunk cache), then encoding the same text again (warm). Best of
-REPEAT runs each, as bench_core does; both wall-clock and CPU time, since on a shared machine the CPU
-ratio is the steadier one. Ids must be identical. The pair table of a rank file (rank_pairs) comes from
-the user's cache after the first run ever; `--no-table-cache` builds it inside every cold run.
+REPEAT runs each, the three taking turns (this machine's speed drifts by 10-20% over a minute: runs
+in blocks, as bench_core's, favour whichever ran in the faster minute); both wall-clock and CPU time,
+since on a shared machine the CPU ratio is the steadier one. Ids must be identical. The pair table of a rank file (rank_pairs) comes from
+the user's cache after the first run ever; `--no-table-cache` builds it from the rank file each time.
+The pair tables are built before each cold run (`prepare`), as tiktoken's Encoding builds its rank map
+when it is made: "cold" is the chunk cache; `tables s` is that one-time build, and `cold+tables x` the
+ratio with it counted.
 
     RAYON_NUM_THREADS=1 python tests/benchmarks/bench_tiktoken_encode.py [--corpus FILE] [names...]
 
@@ -22,7 +26,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
-REPEAT = 3
+REPEAT = 5
 
 
 def best_of(run: Callable[[], object], times: dict[str, list[float]], name: str) -> object:
@@ -39,11 +43,11 @@ def measure(name: str, text: str) -> tuple[dict[str, list[float]], bool]:
 
     encoding = TiktokenTokenizer.bundled(name)._encoding
     times: dict[str, list[float]] = {}
-    for _ in range(REPEAT):
-        theirs = best_of(lambda: encoding.encode_ordinary(text), times, "tiktoken")
     identical = True
-    for _ in range(REPEAT):
+    for _ in range(REPEAT):  # in turns: a machine that slows down or speeds up meanwhile weighs on both
+        theirs = best_of(lambda: encoding.encode_ordinary(text), times, "tiktoken")
         bpe = TiktokenTokenizer.bundled(name).as_bpe()  # fresh: an empty chunk cache
+        best_of(bpe.prepare, times, "tables")  # (tiktoken's own: built with its Encoding, above)
         ours = best_of(lambda: bpe.encode(text, special="plain"), times, "cold")
         best_of(lambda: bpe.encode(text, special="plain"), times, "warm")
         identical = identical and ours == theirs
@@ -64,12 +68,12 @@ def main() -> None:
     text = Path(args.corpus).read_text(encoding="utf-8")
     print(f"Encoding {len(text.encode()) / 1e6:.1f} MB ({Path(args.corpus).name}), one thread, best of {REPEAT}")
     print(f"{'encoding':12} {'tiktoken s':>10} {'cold s':>7} {'warm s':>7} {'cold x':>7} {'warm x':>7} "
-          f"{'cold x cpu':>10} {'warm x cpu':>10} {'identical':>9}")
+          f"{'cold x cpu':>10} {'warm x cpu':>10} {'identical':>9} {'tables s':>8} {'cold+tables x':>13}")
     for name in args.names:
         times, identical = measure(name, text)
-        (tw, tc), (cw, cc), (ww, wc) = times["tiktoken"], times["cold"], times["warm"]
+        (tw, tc), (cw, cc), (ww, wc), (bw, _) = times["tiktoken"], times["cold"], times["warm"], times["tables"]
         print(f"{name:12} {tw:10.2f} {cw:7.2f} {ww:7.2f} {tw / cw:7.2f} {tw / ww:7.2f} {tc / cc:10.2f} "
-              f"{tc / wc:10.2f} {str(identical):>9}")
+              f"{tc / wc:10.2f} {str(identical):>9} {bw:8.3f} {tw / (cw + bw):13.2f}")
 
 
 if __name__ == "__main__":

@@ -111,3 +111,16 @@ def test_merging_every_place_of_a_pair_at_once_would_differ_from_tiktoken() -> N
         assert merge_batch.merge_chunks([b"bbbb"] * 40, np.arange(256), table, list) == [(256, 98)] * 40
         patch.setattr(table, "one_at_a_time", None)  # every place at once, as for a merge list
         assert merge_batch.merge_chunks([b"bbbb"] * 40, np.arange(256), table, list) == [(257, 257)] * 40
+
+
+def test_prepare_builds_the_pair_tables_before_the_first_encode() -> None:
+    """bench_tiktoken_encode times a cold cache after `prepare`, as tiktoken's encode after its
+    Encoding is made: the tables must then be there, and the ids the same."""
+    tokenizer = TiktokenTokenizer.bundled("r50k_base")
+    ours = tokenizer.as_bpe()
+    assert "_batch_tables" not in vars(ours)
+    ours.prepare()
+    byte_ids, ranks = vars(ours)["_batch_tables"]
+    assert ranks._byte_pairs is not None
+    text = " ".join(f"word{number}" for number in range(2000))  # over _MANY new chunks: the numpy path
+    assert ours.encode(text) == tokenizer._encoding.encode(text)
