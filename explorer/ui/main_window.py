@@ -197,8 +197,8 @@ class MainWindow(QMainWindow):
         job = self.session.workers.start_call(f"preparing the {missing[0]} pane",
                                               lambda name=missing[0]: prepare_pane(name))
         self._building = self._steps_of(missing[0])
-        job.connect("finished", self._on_prepare_job_ended)
-        job.connect("failed", self._on_prepare_job_ended)  # built anyway: the pane then says what failed
+        job.on("finished", self._on_prepare_job_ended)
+        job.on("failed", self._on_prepare_job_ended)  # built anyway: the pane then says what failed
 
     def _on_session_tokenizer_changed(self, _tokenizer: object) -> None:
         """The hidden panes deferred taking it up (Pane.take_up_tokenizer): the background steps

@@ -19,7 +19,7 @@ from explorer.core.sources.early_load import loaded_ready
 from explorer.core.sources.tokenizer import SpecialMode, Tokenizer
 from explorer.ui.settings import Settings
 from explorer.ui.theme import BASE_POINT_SIZE, text_font, use_palette
-from explorer.ui.workers import Job, Workers, release_frozen
+from explorer.ui.workers import Job, Workers, release_frozen, while_alive
 from explorer.ui.zoom import apply_zoom
 
 TRAINED_PREFIX = "trained:"
@@ -74,10 +74,11 @@ class Session(QObject):
         job.failed.connect(lambda message: self._on_load_failed(spec, message))
         return job
 
-    def fetch_tokenizer(self, spec: str, on_loaded: Callable[[Tokenizer], None], key: str | None = None,
-                        on_failed: Callable[[str], None] | None = None) -> None:
+    def fetch_tokenizer(self, spec: str, owner: QObject, on_loaded: Callable[[Tokenizer], None],
+                        key: str | None = None, on_failed: Callable[[str], None] | None = None) -> None:
         """Load `spec` off the GUI thread without making it current (compare views); cached by spec.
-        A failure is posted as an error, and given to `on_failed` (a pane that shows it in place)."""
+        A failure is posted as an error, and given to `on_failed` (a pane that shows it in place).
+        Neither is called once `owner`, the pane that asked, is deleted: they touch its widgets."""
         if spec.startswith(TRAINED_PREFIX) and spec[len(TRAINED_PREFIX):] in self.trained:
             on_loaded(self.trained[spec[len(TRAINED_PREFIX):]])
             return
@@ -87,10 +88,11 @@ class Session(QObject):
         from explorer.core.sources.load import load_tokenizer
 
         job = self.workers.start_call(f"loading {spec}", lambda: load_tokenizer(spec), key=key)
-        job.finished.connect(lambda tokenizer: (self.loaded.__setitem__(spec, tokenizer), on_loaded(tokenizer)))
+        job.finished.connect(lambda tokenizer: self.loaded.__setitem__(spec, tokenizer))  # (kept for the next pane)
+        job.finished.connect(while_alive(owner, on_loaded))
         job.failed.connect(lambda message: self.error_posted.emit("Could not load the tokenizer", message))
         if on_failed is not None:
-            job.failed.connect(on_failed)
+            job.failed.connect(while_alive(owner, on_failed))
 
     def _on_load_failed(self, spec: str, message: str) -> None:
         self.tokenizer_failed.emit(spec, message)

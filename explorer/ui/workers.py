@@ -54,6 +54,16 @@ def failure_message(exc: ExplorerError | OSError) -> str:
     return str(exc)
 
 
+def while_alive(owner: QObject, callback: Callable[..., object]) -> Callable[..., None]:
+    """`callback`, not called once `owner` (the widget it touches) is deleted: for a closure
+    connected to a job's end, which Qt would otherwise call on a pane closed meanwhile (a bound
+    method takes `Job.on`, which also holds its widget weakly)."""
+    def call(*args: object) -> None:
+        if shiboken6.isValid(owner):
+            callback(*args)
+    return call
+
+
 def freeze_long_lived() -> None:
     """Leave what exists now (tokenizers, vocabulary tables, merge forests, the window) out of
     future garbage collections. A full collection holds the interpreter lock for as long as it
@@ -130,14 +140,15 @@ class Job(QObject):
             while self._ahead is not None and self._untaken > self._ahead and not self.is_cancelled:
                 self._room.wait(0.05)
 
-    def connect(self, signal_name: str, method: Callable[..., object], *context: object) -> None:
+    def on(self, signal_name: str, method: Callable[..., object], *context: object) -> None:
         """Call the bound `method(job, *context, *args)` when this job's `signal_name` fires.
 
         Tells a slot which job spoke (latest-wins checks) without `QObject.sender()`, which
         PySide6 does not always fill for queued signals, and holds `method`'s widget weakly:
         a widget deleted before its job ends is simply not called (a lambda would be, and
         touch the widget's deleted parts). `context`: what the slot needs to know of the call
-        that started the job.
+        that started the job. (Named `on`, not `connect`: on a ProcessJob, a subclass of a
+        subclass of QObject, PySide6 finds QObject's own `connect` first.)
         """
         receiver = weakref.WeakMethod(method)  # type: ignore[arg-type]
 

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from explorer.core.errors import ExplorerError
 from explorer.ui.session import Session
-from explorer.ui.workers import Workers, freeze_long_lived
+from explorer.ui.workers import Job, ProcessJob, Workers, freeze_long_lived
 
 
 def counting(n: int, delay: float = 0.0):  # type: ignore[no-untyped-def]
@@ -245,7 +245,7 @@ def test_a_job_whose_object_is_deleted_while_it_runs_stops_quietly(qtbot: QtBot,
 
 
 def test_a_slot_gets_its_job_and_context_and_nothing_once_its_widget_is_gone(qtbot: QtBot) -> None:
-    """`Job.connect(signal, method, *context)`: the slot hears which job spoke and what the call
+    """`Job.on(signal, method, *context)`: the slot hears which job spoke and what the call
     that started it knew; a widget deleted before the job ends is not called (a lambda was, and
     touched its deleted children)."""
     import shiboken6
@@ -269,11 +269,19 @@ def test_a_slot_gets_its_job_and_context_and_nothing_once_its_widget_is_gone(qtb
         yield  # (a generator)
 
     job = workers.start("waiting", work)
-    job.connect("finished", kept.on_finished, "query", 7)
-    job.connect("finished", gone.on_finished, "query", 7)
+    job.on("finished", kept.on_finished, "query", 7)
+    job.on("finished", gone.on_finished, "query", 7)
     heard_by_gone = gone.heard
     shiboken6.delete(gone)
     with qtbot.waitSignal(job.finished, timeout=5000):
         release.set()
     assert kept.heard == [(job, "query", 7, "result")] and heard_by_gone == []
     assert workers.shutdown()
+
+
+def test_a_process_job_takes_on_as_a_thread_job_does() -> None:
+    """PySide6 resolves `connect` on a ProcessJob (a subclass of a subclass of QObject) to
+    QObject's own, not to the method Job defined under that name: a training run's
+    `job.connect("finished", ...)` raised TypeError. `on` is the job's own on both kinds."""
+    for job in (Job("thread"), ProcessJob("process")):
+        assert job.on.__func__ is Job.on, type(job).__name__

@@ -207,7 +207,7 @@ class ChatPane(Pane):
             if self.compare_tokenizer.currentData() == spec:
                 self.summary.setText(f"<span style='{ERROR_STYLE}'>{escape(message, quote=False)}</span>")
 
-        self.session.fetch_tokenizer(spec, loaded, key="chat-compare", on_failed=failed)
+        self.session.fetch_tokenizer(spec, self, loaded, key="chat-compare", on_failed=failed)
 
     def _on_example_picked(self, label: str) -> None:
         self.editor.set_messages(EXAMPLES[label])
@@ -236,8 +236,8 @@ class ChatPane(Pane):
             return render_sides(messages, sides, generation)
 
         self.job = self.session.workers.start("rendering the chat", work, key=f"chat:{id(self)}")
-        self.job.connect("finished", self._on_job_finished)
-        self.job.connect("failed", self._on_job_failed)
+        self.job.on("finished", self._on_job_finished)
+        self.job.on("failed", self._on_job_failed)
         self._busy.start()
 
     def _cancel_job(self) -> None:

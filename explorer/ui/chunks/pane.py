@@ -199,10 +199,10 @@ class ChunksPane(Pane):
         column.set_running()
         key = f"chunks-pane:{self._column_ids[column]}"
         job = self.session.workers.start_call(f"chunking with {column.title()}", lambda: run_pattern(pattern, text), key)
-        # Through `Job.connect`, which calls nothing once the pane is gone: a job that ended as the
+        # Through `Job.on`, which calls nothing once the pane is gone: a job that ended as the
         # pane was being destroyed had its column's widgets deleted under it.
-        job.connect("finished", self._on_run_finished, column)
-        job.connect("failed", self._on_run_failed, column, pattern, text)
+        job.on("finished", self._on_run_finished, column)
+        job.on("failed", self._on_run_failed, column, pattern, text)
 
     def _on_run_failed(self, job: Job, column: PatternColumn, pattern: str, text: str, message: str) -> None:
         self._on_run_finished(job, column, PatternRun(pattern, text, error=message))
@@ -260,8 +260,8 @@ class ChunksPane(Pane):
         mode, _ = effective_mode(tokenizer, text, self.session.special_mode)
         job = self.session.workers.start_call(f"encoding with {tokenizer.name}", lambda: (text, tokenizer.encode_tokens(text, mode)),
                           "chunks-pane:tokens")
-        job.connect("finished", self._on_tokens_finished)
-        job.connect("failed", self._on_tokens_failed)
+        job.on("finished", self._on_tokens_finished)
+        job.on("failed", self._on_tokens_failed)
 
     def _on_tokens_failed(self, _job: Job, message: str) -> None:
         self.summary.setText(f"Tokens: {html.escape(message)}")

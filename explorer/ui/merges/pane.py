@@ -369,7 +369,7 @@ class MergesPane(Pane):
         self.result_label.setText("filtering...")
         job = self.session.workers.start_call("filtering the vocabulary", lambda: table.matches(query),
                                          key="merges:filter")
-        job.connect("finished", self._on_filter_finished, query, started, table)
+        job.on("finished", self._on_filter_finished, query, started, table)
         job.failed.connect(self._show_filter_error)
 
     def _on_filter_finished(self, _job: Job, query: VocabQuery, started: float, table: object, mask: object) -> None:

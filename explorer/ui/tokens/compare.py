@@ -132,5 +132,5 @@ class CompareLanes:
                 lane.text = self.text()
                 lane.set_tokenizer(tokenizer)
 
-        self.session.fetch_tokenizer(spec, loaded, key=f"compare:{id(lane)}")
+        self.session.fetch_tokenizer(spec, self, loaded, key=f"compare:{id(lane)}")
 

@@ -69,9 +69,12 @@ class ExportButton(QToolButton):
             return None
         snapshot = state.snapshot()
         job = self.session.workers.start_call(name, lambda: build(snapshot))
-        job.finished.connect(lambda result: done(result, snapshot))
+        job.on("finished", self._exported, done, snapshot)  # (not called once this button is gone)
         job.failed.connect(lambda message: self.session.post_error("Could not export the tokens", message))
         return job
+
+    def _exported(self, _job: Job, done: Callable[[Any, Any], None], snapshot: Any, result: Any) -> None:
+        done(result, snapshot)
 
     def _save(self, path: str, build: Callable[[Any], Any]) -> Job | None:
         """Build the export and write it to `path` on the worker; text is UTF-8, a QImage PNG."""

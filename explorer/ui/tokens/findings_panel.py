@@ -99,9 +99,9 @@ class FindingsPanel(QWidget):
             yield from iter_findings(state, flagged=audit_check(state.tokenizer))
 
         job = self.workers.start("finding what is odd", work, key=f"findings:{id(self)}")
-        job.connect("batch_ready", self._on_job_batch)
-        job.connect("finished", self._on_job_finished)
-        job.connect("failed", self._on_job_failed)
+        job.on("batch_ready", self._on_job_batch)
+        job.on("finished", self._on_job_finished)
+        job.on("failed", self._on_job_failed)
         self._job = job
 
     def _on_job_batch(self, job: object, items: list[object]) -> None:

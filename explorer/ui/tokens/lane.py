@@ -217,9 +217,9 @@ class Lane(QWidget):
 
     def _start_job(self, name: str, work: object) -> None:
         job = self.session.workers.start(name, work, key=f"lane:{id(self)}")  # type: ignore[arg-type]
-        job.connect("batch_ready", self._on_job_batch)
-        job.connect("finished", self._on_job_finished)
-        job.connect("failed", self._on_job_failed)
+        job.on("batch_ready", self._on_job_batch)
+        job.on("finished", self._on_job_finished)
+        job.on("failed", self._on_job_failed)
         self._job = job
 
     def _on_job_batch(self, job: object, items: list[Queued]) -> None:

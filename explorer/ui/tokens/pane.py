@@ -341,8 +341,8 @@ class TokensPane(CompareLanes, Pane):
         job = self.session.workers.start_call("building the merge forest", lambda: tokenizer.forest is not None,
                                               key=f"forest:{id(self)}")
         self._forest_jobs[job] = tokenizer
-        job.connect("finished", self._on_forest_finished)
-        job.connect("failed", self._on_forest_failed)
+        job.on("finished", self._on_forest_finished)
+        job.on("failed", self._on_forest_failed)
 
     def _on_forest_finished(self, job: object, has_forest: object) -> None:
         tokenizer = self._forest_jobs.pop(job, None)

@@ -497,7 +497,7 @@ class TrainingPane(Pane):
         job = self.session.workers.start_call("building the tokenizer",
                                          lambda: build_tokenizer(merges, settings, name, metadata),
                                          key="training-result")
-        job.connect("finished", self._on_tokenizer_built, run)
+        job.on("finished", self._on_tokenizer_built, run)
         job.failed.connect(lambda message: self.session.post_error("Could not build the tokenizer", message))
 
     def _on_tokenizer_built(self, _job: Job, run: TrainingRun, tokenizer: BPE) -> None:

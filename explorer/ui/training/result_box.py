@@ -72,11 +72,11 @@ class ResultBox(QGroupBox):
         tokenizer = self.tokenizer
         assert tokenizer is not None
         job = self.session.workers.start_call(f"saving {tokenizer.name}", lambda: write(tokenizer, path))
-        job.finished.connect(lambda _: self._on_saved(tokenizer, path))
+        job.on("finished", self._on_saved, tokenizer, path)  # (not called once this box is gone)
         job.failed.connect(lambda message: self.session.post_error(failure, message))
         return job
 
-    def _on_saved(self, tokenizer: BPE, path: str) -> None:
+    def _on_saved(self, _job: Job, tokenizer: BPE, path: str, _written: object) -> None:
         self.session.mark_saved(tokenizer.name)
         self.session.tokenizers_changed.emit()  # the picker drops "(unsaved)"
         self.saved_path = path

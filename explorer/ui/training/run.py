@@ -20,7 +20,7 @@ from explorer.core.algorithms.training_eta import HfRunEta
 from explorer.core.algorithms.training_run import (
     Counting, Learned, MergeStage, RunSummary, TrainingSettings, run_training)
 from explorer.core.corpora.corpus_sources import Corpus
-from explorer.ui.workers import ProcessJob, Workers, freeze_long_lived
+from explorer.ui.workers import Job, ProcessJob, Workers, freeze_long_lived
 
 RATE_WINDOW_SECONDS = 2.0
 # Records taken in per event-loop turn at most. Hugging Face's 32,512 merges reach the window all
@@ -99,9 +99,8 @@ class TrainingRun(QObject):
                                              key="training", step_types=(Learned,))
         self.job.keep_ahead(KEEP_AHEAD)
         self.job.batch_ready.connect(self._on_job_batch_ready)
-        self.job.finished.connect(lambda summary: self._queue(_Ending(FINISHED, summary)))
-        self.job.cancelled.connect(lambda: self._queue(_Ending(CANCELLED, None)))
-        self.job.failed.connect(lambda message: self._queue(_Ending(FAILED, message)))
+        for signal, state in (("finished", FINISHED), ("cancelled", CANCELLED), ("failed", FAILED)):
+            self.job.on(signal, self._on_job_ended, state)  # (not called once this run is deleted)
         if rate is not None:
             self.play(rate)
         if step:
@@ -194,8 +193,9 @@ class TrainingRun(QObject):
         self._inbox.extend(items)
         self._take_in()
 
-    def _queue(self, ending: _Ending) -> None:
-        self._inbox.append(ending)
+    def _on_job_ended(self, _job: Job, state: str, payload: object = None) -> None:
+        """The summary, nothing (cancelled) or the failure's message, queued behind the records before it."""
+        self._inbox.append(_Ending(state, payload))
         self._take_in()
 
     def _take_in(self) -> None:
