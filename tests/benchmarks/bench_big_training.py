@@ -25,6 +25,7 @@ corpus is cancelled before training (it is another child process; a user may let
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import resource
@@ -261,7 +262,8 @@ def main() -> None:
     parser.add_argument("--skip", default="", help="comma-separated parts to leave out: hf, gui, cancel")
     parser.add_argument("--threads", action="store_true",
                         help="for each stall of the window, what each of its threads (and Xvfb's) did (Linux)")
-    parser.add_argument("--eta-trace", help="save the calls the run made to its ETA (JSON) for eta_replay.py")
+    parser.add_argument("--eta-trace", help="save the calls the run made to its ETA (JSON, gzipped if the name "
+                        "ends in .gz) for eta_replay.py")
     parser.add_argument("--job", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.job:
@@ -296,7 +298,8 @@ def main() -> None:
             print(f"    at {gap[0]} s, {gap[1]} ms: " + "\n      ".join(lines))
         print(f"  of them from the first merge on (the end of the run): {gui['end_gaps']}")
         if args.eta_trace:
-            Path(args.eta_trace).write_text(json.dumps(gui["eta_trace"]))
+            trace, path = json.dumps(gui["eta_trace"]).encode(), Path(args.eta_trace)
+            path.write_bytes(gzip.compress(trace) if path.suffix == ".gz" else trace)  # (as read_trace reads it)
         errors = eta_errors(gui["samples"], gui["seconds"])
         print("  ETA error (shown - real) / real left, and progress shown - real, at: " + "; ".join(
             f"{p}%: {'-' if e is None else f'{e:+.0%}'} / {'-' if f is None else f'{f:+.2f}'}" for p, e, f in errors))
