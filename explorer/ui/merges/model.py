@@ -170,8 +170,8 @@ class VocabModel(QAbstractTableModel):
 
     def _display(self, table: VocabTable, row: int, column: Column) -> str | None:
         key = column.key
-        if key == "token":
-            return table.visible[row]
+        if key == "token":  # (in its own direction, as in the parent columns and the tree: '·مرح' reads 'مرح·')
+            return isolated(table.visible[row])
         if key == "script":
             return SCRIPT_NAMES[int(table.script[row])]
         if column.flag:

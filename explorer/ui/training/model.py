@@ -13,6 +13,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QFont
 
 from explorer.core.algorithms.train import BYTE_VOCAB, Merge
+from explorer.core.text.bidi import isolated
 from explorer.core.text.render import shown_text
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -111,8 +112,9 @@ class MergesModel(QAbstractTableModel):
                 if len(self._shown) > _SHOWN_LIMIT:
                     self._shown.clear()
                 texts = self._shown[row] = (
-                    f"{merge.rank + 1:,}", shown_text(self.vocab[merge.left], True),
-                    shown_text(self.vocab[merge.right], True), shown_text(merge.token, True), str(merge.new_id),
+                    f"{merge.rank + 1:,}", *(isolated(shown_text(data, True)) for data in
+                                             (self.vocab[merge.left], self.vocab[merge.right], merge.token)),
+                    str(merge.new_id),
                     f"{merge.count:,}", _tie_text(merge))
             return texts[column]
         if role == Qt.ItemDataRole.BackgroundRole:
