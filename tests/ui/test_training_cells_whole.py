@@ -6,6 +6,7 @@ table scrolls sideways with the merge number pinned. At 1280x800 the parts read 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -95,3 +96,33 @@ def test_no_merge_cell_is_elided(qapp: QApplication, window: MainWindow) -> None
         qapp.processEvents()
         pinned = table.findChild(QTableView, "mergesTablePinned")
         assert pinned is not None and pinned.isVisible() and pinned.columnWidth(0) == table.columnWidth(0)
+
+
+def mixed_text(words: int = 30_000) -> list[str]:
+    """Lines of made-up words in Latin, kana, kanji, Hangul and Devanagari syllables: many distinct
+    words, so that a thousand merges make short tokens and pieces of characters ('<E4 B8>', 'ー<E3 82>'),
+    as on a real multilingual corpus."""
+    pick = random.Random(0)
+    syllables = [*"ta ke shi mo ru na bo le ti ga pu re".split(), *"かきくけこさしすせそ", *"가나다라마바사",
+                 *"कखगघचछजझ", *map(chr, range(0x4E00, 0x5600))]
+    text = [" ".join("".join(pick.choice(syllables) for _ in range(pick.randint(1, 4))) for _ in range(12))
+            for _ in range(words // 12)]
+    return [line + "\n" for line in text]
+
+
+def test_a_laptop_screen_shows_every_column_of_a_short_run(qapp: QApplication, tmp_path: Path) -> None:
+    """At 1280x800 the table of a run of a thousand merges shows all its columns, the Tie column
+    (which merges won a tie, and among how many) included: it was cut off by about 30 px, under
+    the cut-column cover, while the plots beside kept 60 px more than they need."""
+    from explorer.core.algorithms.train import train
+
+    with session_window(qapp, tmp_path / "tie.ini", (1280, 800, "light", False), "training") as window:
+        pane = window.panes["training"]
+        merges = list(train(mixed_text(), 1024, "cl100k", explain_ties=True))
+        assert sum(merge.tie is not None for merge in merges) > 100
+        pane.model.append(merges)  # type: ignore[attr-defined]
+        table: QTableView = pane.table  # type: ignore[attr-defined]
+        table.scrollToBottom()
+        settle(qapp, window)
+        assert table.horizontalScrollBar().maximum() == 0, [table.columnWidth(c) for c in range(len(COLUMNS))]
+        assert not cut_cells(table)

@@ -81,6 +81,15 @@ class FittedColumns(QObject):
         """Pixels the columns need side by side, the stretching one at its least."""
         return self._others_width() + max(self.minimum, self.content.get(self.stretch, 0))
 
+    def content_width(self) -> int:
+        """Pixels the columns need side by side, each text column at its least (its rows in view,
+        or its minimum): `least_width` with the parts' share of the room left out."""
+        header = self.table.horizontalHeader()
+        fixed = sum(header.sectionSize(c) for c in range(header.count())
+                    if c != self.stretch and c not in self.parts and not header.isSectionHidden(c))
+        parts = sum(max(self.part_minimum, self.content.get(c, 0)) for c in self.parts)
+        return fixed + parts + max(self.minimum, self.content.get(self.stretch, 0))
+
     def _others_width(self) -> int:
         """Pixels the shown columns other than the stretching one take."""
         header = self.table.horizontalHeader()

@@ -680,7 +680,9 @@ class TrainingPane(Pane):
 
     def _fit_body(self) -> None:
         """The merges table as wide as all its columns need, if the plots keep PLOTS_WIDTH beside
-        it (at 1920x1080 in presentation mode they do); else as wide as the merge number, its parts
+        it (at 1920x1080 in presentation mode they do); else as wide as all its columns need at
+        their least, if the plots keep PLOTS_LEAST (at 1280x800 the Tie column, which says which
+        merges won a tie, was cut off by 30 pixels); else as wide as the merge number, its parts
         and the new token need, if the plots keep PLOTS_LEAST (at 1280x800 in presentation mode
         the new token sat under the cut-column cover); past that, the table scrolls sideways."""
         body = self.body_split.sizes()
@@ -694,7 +696,9 @@ class TrainingPane(Pane):
         plots = self.plots_panel.built_plots
         if plots is not None:  # (and their titles whole)
             least = max(least, plots.least_width() + self.body_split.widget(1).width() - plots.width())
-        for needed, keep in ((self.columns.least_width() + extra, max(PLOTS_WIDTH, least)), (through_new, least)):
+        whole = self.columns.content_width() + extra  # every column, the parts at their least
+        for needed, keep in ((self.columns.least_width() + extra, max(PLOTS_WIDTH, least)), (whole, least),
+                             (through_new, least)):
             if needed <= sum(body) - keep:
                 if body[0] < needed:
                     self.body_split.setSizes([needed, sum(body) - needed])
