@@ -683,8 +683,9 @@ class TrainingPane(Pane):
         it (at 1920x1080 in presentation mode they do); else as wide as all its columns need at
         their least, if the plots keep PLOTS_LEAST (at 1280x800 the Tie column, which says which
         merges won a tie, was cut off by 30 pixels); else as wide as the merge number, its parts
-        and the new token need, if the plots keep PLOTS_LEAST (at 1280x800 in presentation mode
-        the new token sat under the cut-column cover); past that, the table scrolls sideways."""
+        and the new token need, if the plots keep the room their titles need (at 1280x800 in
+        presentation mode the new token sat under the cut-column cover, 8 px short, while the
+        plots kept 45 px more than that); past that, the table scrolls sideways."""
         body = self.body_split.sizes()
         if len(body) != 2 or sum(body) <= 0:
             return
@@ -692,13 +693,13 @@ class TrainingPane(Pane):
                                                         + 2 * self.table.frameWidth())
         new_token = max(self.columns.minimum, self.columns.content.get(NEW, 0))
         through_new = sum(header.sectionSize(column) for column in (RANK, LEFT, RIGHT)) + new_token + extra
-        least = PLOTS_LEAST
         plots = self.plots_panel.built_plots
-        if plots is not None:  # (and their titles whole)
-            least = max(least, plots.least_width() + self.body_split.widget(1).width() - plots.width())
+        titled = PLOTS_LEAST if plots is None else (  # the plots with their titles whole
+            plots.least_width() + self.body_split.widget(1).width() - plots.width())
+        least = max(PLOTS_LEAST, titled)
         whole = self.columns.content_width() + extra  # every column, the parts at their least
         for needed, keep in ((self.columns.least_width() + extra, max(PLOTS_WIDTH, least)), (whole, least),
-                             (through_new, least)):
+                             (through_new, titled)):
             if needed <= sum(body) - keep:
                 if body[0] < needed:
                     self.body_split.setSizes([needed, sum(body) - needed])
