@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QFont, QGlyphRun, QTextLayout, QTextOption
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.core.algorithms.train import train
@@ -16,11 +17,14 @@ from explorer.core.sources.tokenizer import Tokenizer
 from explorer.core.text.bidi import has_right_to_left
 from explorer.ui.chunks.view import ChunkView
 from explorer.ui.merges import create_pane as create_merges_pane
+from explorer.ui.merges.model import COLUMN_INDEX
+from explorer.ui.merges.pane import MergesPane
 from explorer.ui.merges.trace import TokenStrip
 from explorer.ui.session import Session
 from explorer.ui.tokens import create_pane
 from explorer.ui.tokens.pane import TokensPane
 from explorer.ui.tokens.view import TokenView, _measure, _measure_bidi
+from explorer.ui.training.model import LEFT, NEW, RIGHT, MergesModel
 
 ARABIC = "مرحبا بالعالم، كيف حالك اليوم؟"
 
@@ -231,15 +235,23 @@ def test_trace_boxes_run_from_the_right_and_keep_joined_letters(qtbot: QtBot) ->
     assert strip._boxes[1][3] == "lo"
 
 
-def test_an_arabic_tokens_tree_has_its_first_parent_on_the_right(qtbot: QtBot, session: Session) -> None:
-    texts = ["مرحبا بالعالم مرحبا كيف حالك the cat sat on the mat\n"] * 20
-    tokenizer = from_merges(list(train(texts, 300, "cl100k", [])), "cl100k", [], name="arabic")
+ARABIC_AND_ENGLISH = ["مرحبا بالعالم مرحبا كيف حالك the cat sat on the mat\n"] * 20
+
+
+def arabic_merges_pane(qtbot: QtBot, session: Session) -> tuple[MergesPane, Tokenizer]:
+    """The Merges pane showing a tokenizer trained on ARABIC_AND_ENGLISH."""
+    tokenizer = from_merges(list(train(ARABIC_AND_ENGLISH, 300, "cl100k", [])), "cl100k", [], name="arabic")
     pane = create_merges_pane(session)
     qtbot.addWidget(pane)
     pane.resize(1300, 800)
     pane.show()
     session.set_tokenizer(tokenizer, "trained:arabic")
     qtbot.waitUntil(lambda: pane.table is not None and not pane.busy, timeout=20_000)
+    return pane, tokenizer
+
+
+def test_an_arabic_tokens_tree_has_its_first_parent_on_the_right(qtbot: QtBot, session: Session) -> None:
+    pane, tokenizer = arabic_merges_pane(qtbot, session)
     for word, first_on_right in ((" مرحبا", True), (" cat", False)):
         [token] = tokenizer.encode(word)
         pane.table_view.selectRow(pane.model.row_of_token(token))
@@ -340,3 +352,51 @@ def test_token_details_read_from_the_left_whatever_the_token(qtbot: QtBot, colum
     assert any(text[0].isdigit() for text, _ in directions)  # (an Arabic token's parents)
     assert not any("+" in text for text, _ in directions)
     assert all(direction == Qt.LayoutDirection.LeftToRight for _, direction in directions), directions
+
+
+# A token's own direction in table cells: ' مرح' (a space, then letters) shows its space marker on
+# the right, where the space sits in Arabic text. The Merges pane's Token column and the Training
+# pane's token columns once drew it on the left, beside parent cells that drew it on the right.
+
+def space_marker_on_the_right(text: str) -> bool:
+    """Whether the '·' of `text`, laid out in a left-to-right cell as item views do, is drawn right
+    of all its letters."""
+    layout = QTextLayout(text, QFont())
+    option = QTextOption()
+    option.setTextDirection(Qt.LayoutDirection.LeftToRight)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    layout.createLine()
+    layout.endLayout()
+    x_of: dict[int, float] = {}  # character index -> its glyph's left edge
+    for run in layout.glyphRuns(0, len(text), QTextLayout.GlyphRunRetrievalFlag.RetrieveAll):
+        x_of.update(zip(run.stringIndexes(), (point.x() for point in run.positions())))
+    letters = [index for index, char in enumerate(text) if has_right_to_left(char)]
+    assert letters and "·" in text, text
+    return all(x_of[text.index("·")] > x_of[index] for index in letters)
+
+
+def test_the_merges_table_shows_an_arabic_token_as_its_parents(qtbot: QtBot, session: Session) -> None:
+    pane, _ = arabic_merges_pane(qtbot, session)
+    checked = {"Token": 0, "Left parent": 0}
+    for row in range(pane.model.rowCount()):
+        for title in checked:
+            cell = pane.model.index(row, COLUMN_INDEX[title]).data()
+            if "·" in cell and has_right_to_left(cell):
+                assert space_marker_on_the_right(cell), (title, cell)
+                checked[title] += 1
+    assert min(checked.values()) >= 2, checked
+
+
+def test_the_training_table_shows_arabic_tokens_in_their_own_direction(qapp: QApplication) -> None:
+    merges = list(train(ARABIC_AND_ENGLISH, 300, "cl100k"))
+    model = MergesModel()
+    model.append(merges)
+    checked = 0
+    for row, merge in enumerate(merges):
+        for column, token in ((LEFT, merge.left), (RIGHT, merge.right), (NEW, merge.new_id)):
+            text = model.vocab[token].decode("utf-8", "replace")
+            if text.startswith(" ") and has_right_to_left(text) and "\ufffd" not in text:
+                assert space_marker_on_the_right(model.data(model.index(row, column))), (row, column)
+                checked += 1
+    assert checked >= 3
