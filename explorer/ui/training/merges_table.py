@@ -84,11 +84,14 @@ class FittedColumns(QObject):
     def content_width(self) -> int:
         """Pixels the columns need side by side, each text column at its least (its rows in view,
         or its minimum): `least_width` with the parts' share of the room left out."""
-        header = self.table.horizontalHeader()
-        fixed = sum(header.sectionSize(c) for c in range(header.count())
-                    if c != self.stretch and c not in self.parts and not header.isSectionHidden(c))
         parts = sum(max(self.part_minimum, self.content.get(c, 0)) for c in self.parts)
-        return fixed + parts + max(self.minimum, self.content.get(self.stretch, 0))
+        return self._fixed_width() + parts + max(self.minimum, self.content.get(self.stretch, 0))
+
+    def _fixed_width(self) -> int:
+        """Pixels the shown columns other than the text columns take."""
+        header = self.table.horizontalHeader()
+        return sum(header.sectionSize(c) for c in range(header.count())
+                   if c != self.stretch and c not in self.parts and not header.isSectionHidden(c))
 
     def _others_width(self) -> int:
         """Pixels the shown columns other than the stretching one take."""
@@ -145,9 +148,7 @@ class FittedColumns(QObject):
         if not self.parts:
             return
         header = self.table.horizontalHeader()
-        fixed = sum(header.sectionSize(c) for c in range(header.count())
-                    if c != self.stretch and c not in self.parts and not header.isSectionHidden(c))
-        share = max(self.part_minimum, (self.table.viewport().width() - fixed) // 4)
+        share = max(self.part_minimum, (self.table.viewport().width() - self._fixed_width()) // 4)
         for column in self.parts:
             width = max(share, self.content.get(column, 0))
             if header.sectionSize(column) != width:
