@@ -4,7 +4,7 @@
 phase, what the child reported). Replaying them shows what the model in
 explorer/core/algorithms/training_eta.py would have shown in those runs, at 10%, 20%, ... 90% of
 each: a change to the model is checked against real runs in a second, not in runs of minutes.
-tests/core/eta_runs/ holds eight such runs (400 MB multilingual, idle 2-core machine).
+tests/core/eta_runs/ holds nine such runs (400 MB multilingual, idle 2-core machine).
 
     python tests/benchmarks/eta_replay.py [TRACE.json[.gz]...]
 """
