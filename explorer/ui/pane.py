@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QStackedWidge
 from explorer.core.sources.tokenizer import Tokenizer
 from explorer.core.text.bidi import starts_right_to_left
 from explorer.ui.flow import FlowLayout
+from explorer.ui.qt_text import qt_text
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later
 from explorer.ui.zoom import add_keeping_fonts, fit_rows
@@ -44,7 +45,7 @@ def text_height(editor: QPlainTextEdit, most: float, width: float | None = None,
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         scratch.setDefaultTextOption(option)
-        scratch.setPlainText(editor.toPlainText()[:characters])
+        scratch.setPlainText(qt_text(editor.toPlainText()[:characters]))
         scratch.setTextWidth(max(width, 40))
         document = scratch
     layout, block, height = document.documentLayout(), document.begin(), 0.0

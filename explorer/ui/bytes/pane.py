@@ -29,6 +29,7 @@ from explorer.ui.bytes.roles import legend_html
 from explorer.ui.bytes.strip import BAND_GAP, MARGIN, ByteStrip
 from explorer.ui.fitted_splitter import FittedSplitter
 from explorer.ui.pane import Pane, WrappingLabel, align_to_text, example_bar
+from explorer.ui.qt_text import qt_text
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later, once_next_turn
 
@@ -68,7 +69,7 @@ class BytesPane(Pane):
         session.font_changed.connect(self._apply_font)
         session.theme_changed.connect(self._on_session_theme_changed)
         # Text sent here before this pane was built (panes are built lazily) wins over the example.
-        self.editor.setPlainText(session.sent_text.get(self.name, DEFAULT_TEXT))
+        self.editor.setPlainText(qt_text(session.sent_text.get(self.name, DEFAULT_TEXT)))
         self.recompute()
 
     # Building
@@ -220,7 +221,7 @@ class BytesPane(Pane):
         return self.editor.toPlainText()[:MAX_CHARS]
 
     def set_text(self, text: str) -> None:
-        self.editor.setPlainText(text)
+        self.editor.setPlainText(qt_text(text))
         self.recompute()
 
     def _on_session_tokenizer_changed(self, _tokenizer: object) -> None:
@@ -467,7 +468,7 @@ class BytesPane(Pane):
         """Show `text` (or the default) mid-stream, at a step where the buffered decoder holds bytes."""
         if text:
             self.editor.blockSignals(True)
-            self.editor.setPlainText(text)
+            self.editor.setPlainText(qt_text(text))
             self.editor.blockSignals(False)
         self.recompute()
         self.set_shown(self.replay.interesting_step())

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QPlainTextEdit, QPushButt
 
 from explorer.core.chat import ROLES, Message
 from explorer.ui.pane import align_to_text, text_height
+from explorer.ui.qt_text import qt_text
 
 EDITOR_LINES = 4  # a message's editor shows at least this many lines at any zoom (a fixed 72 px was 2 at presentation size)
 MAX_LINES = 12  # ... and grows with its text up to this many, then scrolls
@@ -25,7 +26,7 @@ class MessageRow(QWidget):
         self.role.addItems(list(ROLES))
         self.role.setCurrentText(message.role)
         self.role.setAccessibleName("Role")
-        self.content = QPlainTextEdit(message.content)
+        self.content = QPlainTextEdit(qt_text(message.content))
         self.content.setAccessibleName("Message text")
         self.content.installEventFilter(self)  # its font and width change with the zoom: so does its height
         self._fit_height()

@@ -23,6 +23,7 @@ from explorer.ui.chunks.examples import DEFAULT_TEXT, EXAMPLES
 from explorer.ui.fitted_splitter import FittedSplitter
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import Pane, WrappingLabel, align_to_text, editor_height, example_bar
+from explorer.ui.qt_text import qt_text
 from explorer.ui.session import Session
 from explorer.ui.timers import call_later
 from explorer.ui.workers import Job
@@ -60,7 +61,7 @@ class ChunksPane(Pane):
         session.font_changed.connect(self._apply_font)
         session.theme_changed.connect(self._on_session_theme_changed)
         # Text sent here before this pane was built (panes are built lazily) wins over the example.
-        self.editor.setPlainText(session.sent_text.get(self.name, DEFAULT_TEXT))
+        self.editor.setPlainText(qt_text(session.sent_text.get(self.name, DEFAULT_TEXT)))
         self.refresh()
 
     def _build(self) -> None:
@@ -177,7 +178,7 @@ class ChunksPane(Pane):
         return self.editor.toPlainText()[:MAX_CHARS]
 
     def set_text(self, text: str) -> None:
-        self.editor.setPlainText(text)
+        self.editor.setPlainText(qt_text(text))
         self.refresh()
 
     # Running patterns
@@ -327,7 +328,7 @@ class ChunksPane(Pane):
         """Show `text` (or the default) with every column computed now, for the screenshot command."""
         if text:
             self.editor.blockSignals(True)
-            self.editor.setPlainText(text)
+            self.editor.setPlainText(qt_text(text))
             self.editor.blockSignals(False)
         self._debounce.stop()
         for column in self.columns:

@@ -21,6 +21,7 @@ from explorer.core.sources.tokenizer import Tokenizer
 from explorer.core.text.bidi import has_right_to_left, isolated, joined_pieces, label_direction, visual_order
 from explorer.ui.flow import FlowLayout
 from explorer.ui.pane import WrappingLabel
+from explorer.ui.qt_text import qt_text
 from explorer.ui.theme import token_color
 
 MAX_CHARS = 200
@@ -292,7 +293,7 @@ class TracePanel(QWidget):
         self._refresh()
 
     def set_text(self, text: str) -> None:
-        self.input.setText(text.replace("\n", NEWLINE).replace("\t", TAB))
+        self.input.setText(qt_text(text.replace("\n", NEWLINE).replace("\t", TAB)))
 
     def text(self) -> str:
         """The word to trace: ↵ and → typed in the box stand for a newline and a tab."""

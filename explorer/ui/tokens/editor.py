@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit
 
 from explorer.core.algorithms.incremental import CUTS_END, TokenizedText
 from explorer.ui.pane import editor_least_height
+from explorer.ui.qt_text import qt_text
 from explorer.ui.timers import call_later
 from explorer.ui.tokens.glyphs import is_missing, missing_message
 from explorer.ui.tokens.prompt import Prompt
@@ -81,7 +82,7 @@ class PromptEditor(QPlainTextEdit):
             cursor.joinPreviousEditBlock()
         self._first = False
         self.inserting = True
-        cursor.insertText(self._queue.pop(0))
+        cursor.insertText(qt_text(self._queue.pop(0)))
         cursor.endEditBlock()
         self.inserting = False
         if self._queue:

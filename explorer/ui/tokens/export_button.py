@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
 from explorer.core.errors import ExplorerError
 from explorer.core.plural import plural
+from explorer.ui.qt_text import qt_text
 from explorer.ui.session import Session
 from explorer.ui.tokens import export
 from explorer.ui.workers import Job
@@ -94,7 +95,7 @@ class ExportButton(QToolButton):
                             lambda _, __: self.session.status_posted.emit(f"Saved {path}"))
 
     def _copy_text(self, text: str, message: str) -> None:
-        QGuiApplication.clipboard().setText(text)
+        QGuiApplication.clipboard().setText(qt_text(text))
         self.session.status_posted.emit(message)
 
     def _copy_html(self, markup: str) -> None:  # the mime data is Python-made: see release_clipboard

@@ -23,6 +23,7 @@ from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, SPECIAL, 
 from explorer.core.text.bidi import has_right_to_left
 from explorer.ui.line_scroll import whole_lines_bottom
 from explorer.ui.pane import align_to_text
+from explorer.ui.qt_text import qt_text
 from explorer.ui.theme import TEXT, token_color
 from explorer.ui.tokens.display import DisplayPiece
 from explorer.ui.tokens.glyphs import is_missing
@@ -99,7 +100,7 @@ class TokenView(QPlainTextEdit):
         # only the scroll bar's new range (a 1 MB paste appends a hundred times).
         below = self.blockBoundingGeometry(document.lastBlock()).top() + self.contentOffset().y() > self.viewport().height()
         layout.blockSignals(below)
-        cursor.insertText(piece.text)
+        cursor.insertText(qt_text(piece.text))
         layout.blockSignals(False)
         if below:
             layout.documentSizeChanged.emit(layout.documentSize())
@@ -117,7 +118,7 @@ class TokenView(QPlainTextEdit):
         cursor = QTextCursor(self.document())
         cursor.setPosition(begin)
         cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-        cursor.insertText(piece.text)
+        cursor.insertText(qt_text(piece.text))
         shift = piece.length - (end - begin)
         self.ids = np.concatenate([self.ids[:first], ids, self.ids[last:]])
         self.flags = np.concatenate([self.flags[:first], flags, self.flags[last:]])
@@ -248,7 +249,7 @@ class TokenView(QPlainTextEdit):
 
     def createMimeDataFromSelection(self) -> QMimeData:  # noqa: N802 (Qt override): copy what is read
         data = QMimeData()
-        data.setText(shown(self.textCursor().selection().toPlainText()))
+        data.setText(qt_text(shown(self.textCursor().selection().toPlainText())))
         return data
 
     # Positions

@@ -16,6 +16,7 @@ from explorer.core.algorithms.demo_sentence import DEFAULT_SENTENCE, SentenceTok
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, TokenFacts
 from explorer.core.plural import plural
 from explorer.ui.pane import WrappingLabel
+from explorer.ui.qt_text import qt_text
 from explorer.ui.training.model import MergesModel
 from explorer.ui.tokens.display import DisplayBuilder
 from explorer.ui.tokens.view import TokenView
@@ -81,7 +82,7 @@ class LiveSentence(QGroupBox):
 
     def set_sentence(self, text: str, edited: bool = False) -> None:
         if text != self.edit.text():
-            self.edit.setText(text)
+            self.edit.setText(qt_text(text))
             self.edit.setCursorPosition(0)  # the sentence's start in view, not its end
         self.edited = edited
         self._rebuild()
