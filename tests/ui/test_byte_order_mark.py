@@ -61,3 +61,33 @@ def test_the_other_editors_hold_it_too(qtbot: QtBot, session: Session, text: str
     row = MessageRow(Message("user", text))
     qtbot.addWidget(row)
     assert row.message().content == text
+
+
+def test_a_long_paste_is_not_marked_before_the_editor_has_it(qtbot: QtBot, session: Session, o200k: Tokenizer,
+                                                              qtlog: object) -> None:
+    """The split-character marks were placed as soon as the lanes had the new tokens, while the
+    editor still held the first part of the text: Qt warned 'Position out of range' for each."""
+    session.set_tokenizer(o200k, "o200k_base")
+    pane = create_tokens_pane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1000, 700)
+    pane.show()
+    text = "👩\u200d👩\u200d👧\u200d👦" * 100
+    pane.set_text(text)
+    qtbot.waitUntil(lambda: pane.editor.toPlainText() == text and not pane._bulk, timeout=10_000)
+    assert not [r.message for r in qtlog.records if "out of range" in r.message]  # type: ignore[attr-defined]
+
+
+def test_a_lone_surrogate_is_shown_with_a_sentencepiece_tokenizer(qtbot: QtBot, session: Session) -> None:
+    """A lone surrogate (from a clipboard or a file decoded with surrogateescape) is one UTF-16
+    unit; measuring it raised UnicodeEncodeError in the Tokens view, with a SentencePiece model,
+    whose byte fallback gives it tokens of its own."""
+    mistral = load_tokenizer("mistral_v3")
+    session.set_tokenizer(mistral, "mistral_v3")
+    pane = create_tokens_pane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1000, 700)
+    pane.show()
+    pane.set_text("x\udfffy")
+    qtbot.waitUntil(lambda: pane.main_lane.state is not None and pane.main_lane.text == "x\udfffy", timeout=10_000)
+    qtbot.waitUntil(lambda: len(pane.main_lane.view.ids) == len(mistral.encode("x\udfffy", "plain")), timeout=10_000)

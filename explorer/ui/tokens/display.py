@@ -83,7 +83,7 @@ def _is_mark(codes: np.ndarray) -> np.ndarray:
 
 
 def utf16_length(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
+    return len(text) if text.isascii() else len(text.encode("utf-16-le", errors="surrogatepass")) // 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,8 +230,8 @@ class TokensPane(CompareLanes, Pane):
     def set_text(self, text: str) -> None:
         """Show `text` as a new prompt (line endings and all)."""
         self.prompt.set(text)
+        self._bulk = True  # (first: the lanes' tokens of a short text come at once, before the editor has it)
         self._on_prompt_changed()
-        self._bulk = True
         self.editor.fill(self.prompt.shown, replace=True)
 
     def insert(self, text: str) -> None:
@@ -242,8 +242,8 @@ class TokensPane(CompareLanes, Pane):
         start = self.prompt.shown_index(cursor.selectionStart())
         end = self.prompt.shown_index(cursor.selectionEnd())
         added = self.prompt.replace(start, end, text)
-        self._on_prompt_changed()
         self._bulk = True
+        self._on_prompt_changed()
         self.editor.fill(added)
 
     def text(self) -> str:

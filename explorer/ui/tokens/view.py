@@ -594,7 +594,7 @@ def _measure_bidi(layout: QTextLayout, starts: list[int], ends: list[int], text:
     tick on the side the token starts from. (One Qt call per token piece, about as cheap as the
     two `_measure` makes.)"""
     boxes: list[Box] = []
-    units = text.encode("utf-16-le")  # the block's text (Qt's positions are UTF-16 units)
+    units = text.encode("utf-16-le", errors="surrogatepass")  # the block's text (Qt's positions are UTF-16 units)
     for offset, line, _, start, end, begins, top, height in _line_spans(layout, starts, ends):
         if end - start <= 2 and not units[2 * start:2 * end].decode("utf-16-le", "ignore").strip(_MARKS):
             continue  # (only a zero-width mark: its glyph run may report a neighbour's rectangle)
