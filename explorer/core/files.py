@@ -136,9 +136,14 @@ def read_json(path: str | os.PathLike[str]) -> tuple[str, Any]:
     return text, parse_json(text, path)
 
 
+NESTED_TOO_DEEPLY = "its JSON nests lists or objects too deeply to read (thousands of levels): not a file this app writes or reads"
+
+
 def parse_json(text: str, path: object) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise TokenizerFileError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                                  "the file may be truncated") from None
+    except RecursionError:  # ('[[[[...' a hundred thousand deep: Python's parser gives up)
+        raise TokenizerFileError(path, NESTED_TOO_DEEPLY) from None

@@ -330,3 +330,20 @@ def test_a_special_token_spelt_like_a_byte_level_token_shares_its_id(tmp_path: P
     """`Ġ` is how a byte-level vocabulary spells the space: Hugging Face's trainer gives both one id."""
     tokenizer = load_tokenizer(str(own_file(tmp_path, [[97, 97, 256]], {"Ġ": 32})))
     assert tokenizer.decode([32]) == " " and tokenizer.encode("a Ġ", "allowed") == [97, 32, 32]
+
+
+DEEP = "[" * 100_000  # Python's JSON parser gives up on it with RecursionError
+
+
+@pytest.mark.parametrize("name", ["tokenizer.json", "tekken.json", "mine.json"])
+def test_json_nested_too_deeply_is_refused_in_one_line(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_text(DEEP, encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match="nests lists or objects too deeply"):
+        load_tokenizer(str(path))
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "tokenizer.json").write_text(DEEP, encoding="utf-8")
+    done = run("encode", "--tokenizer", str(folder), "--text", "hi")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "too deeply" in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -8,6 +8,7 @@ and Qwen's published ChatML. Our side uses our own Tokenizer objects built from 
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -211,3 +212,12 @@ def test_the_starting_template_belongs_to_the_tokenizer(name: str) -> None:
         assert (template, why) == (own, "")
     if name == "o200k_base":
         assert why == "o200k_base has no chat tokens; gpt-oss uses o200k_harmony"
+
+
+def test_messages_nested_too_deeply_are_refused_in_one_line(tmp_path: Path) -> None:
+    from explorer.core.chat.messages import load_messages
+
+    path = tmp_path / "messages.json"
+    path.write_text("[" * 100_000, encoding="utf-8")
+    with pytest.raises(ChatError, match="too deeply"):
+        load_messages(path)

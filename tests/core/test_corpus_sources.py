@@ -165,3 +165,13 @@ def test_record_fields_refuses_a_fifo_unread(tmp_path: Path) -> None:
     os.mkfifo(fifo)  # opening it would block until a writer comes
     with fails_if_blocked(), pytest.raises(CorpusError, match="not a regular file"):
         record_fields(fifo)
+
+
+def test_a_jsonl_line_nested_too_deeply_counts_as_not_json(tmp_path: Path) -> None:
+    path = tmp_path / "data.jsonl"
+    path.write_text(json.dumps({"text": "hello"}) + "\n" + "[" * 100_000 + "\n" + json.dumps({"text": "world"}) + "\n",
+                    encoding="utf-8")
+    assert record_fields(path) == ["text"]
+    reader = CorpusReader([Source.for_path(path, field="text")])
+    assert list(reader) == ["hello", "world"]
+    assert "1 lines that are not JSON" in reader.skipped[0].reason

@@ -86,7 +86,7 @@ class HFChatTemplate:
         """The `chat_template` of a tokenizer_config.json (the "default" one of a named list)."""
         try:
             config = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             raise ChatError(f"{path}: cannot read it as a tokenizer_config.json ({exc})") from None
         template = config.get("chat_template") if isinstance(config, dict) else None
         if isinstance(template, list):  # [{"name": "default", "template": ...}, {"name": "tool_use", ...}]

@@ -13,6 +13,7 @@ from typing import Any
 
 from explorer.core.corpora.corpus import read_text_file
 from explorer.core.errors import ChatError, CorpusError
+from explorer.core.files import NESTED_TOO_DEEPLY
 
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -72,6 +73,8 @@ def load_messages(path: str | os.PathLike[str]) -> list[Message]:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ChatError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise ChatError(f"{path}: {NESTED_TOO_DEEPLY}") from None
     return parse_messages(document, str(path))
 
 

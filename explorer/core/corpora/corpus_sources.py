@@ -198,7 +198,7 @@ def record_fields(path: str | os.PathLike[str], encoding: str = "utf-8", sample:
                 break
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 continue
             if isinstance(record, dict):
                 fields.update((key, None) for key, value in record.items() if isinstance(value, str))
@@ -366,7 +366,7 @@ class CorpusReader:
                 continue
             try:
                 value = json.loads(line)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):  # (a line nested thousands deep)
                 bad += 1
                 continue
             for key in keys:
