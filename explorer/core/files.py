@@ -3,6 +3,7 @@ written (before the work that fills it), and friendly read errors."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -106,6 +107,23 @@ def not_regular_reason(path: Path, wanted: str = "a text file") -> str | None:
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
     return f"not a regular file (a device, FIFO or socket); give {wanted}"
+
+
+def missing_reason(path: Path) -> str:
+    """Why a path that does not exist cannot be read: missing, or a symbolic link that leads
+    nowhere (to a missing target, or round in a loop), which a listing still shows.
+
+    >>> missing_reason(Path("/no/such/place"))
+    'no such file or folder'
+    """
+    if not path.is_symlink():
+        return "no such file or folder"
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link that leads round in a loop (to itself, or through other links)"
+    return f"a symbolic link to {os.readlink(path)}, which does not exist"
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:

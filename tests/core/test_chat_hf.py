@@ -248,3 +248,13 @@ def test_the_compared_sides_template() -> None:
     with pytest.raises(ChatError, match="no chat template is known for cl100k_base"):
         compared_template(None, load_tokenizer("o200k_base"), None, cl100k)
     assert compared_template(None, ref.harmony_tokenizer(), "chatml", cl100k) == "harmony"  # its own
+
+
+def test_a_tokenizer_config_nested_too_deeply_is_refused_in_plain_words(tmp_path: Path) -> None:
+    from explorer.core.chat.hf_template import HFChatTemplate
+
+    path = tmp_path / "tokenizer_config.json"
+    path.write_text("[" * 100_000, encoding="utf-8")
+    with pytest.raises(ChatError, match="nests lists or objects too deeply") as caught:
+        HFChatTemplate.from_config(path)
+    assert "recursion" not in str(caught.value)

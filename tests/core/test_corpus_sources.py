@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -175,3 +176,16 @@ def test_a_jsonl_line_nested_too_deeply_counts_as_not_json(tmp_path: Path) -> No
     reader = CorpusReader([Source.for_path(path, field="text")])
     assert list(reader) == ["hello", "world"]
     assert "1 lines that are not JSON" in reader.skipped[0].reason
+
+
+def test_a_dangling_or_looping_link_says_so(tmp_path: Path) -> None:
+    """A link to nothing, or round in a loop, was 'no such file or folder', though the user sees
+    it listed in the folder."""
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone.txt")
+    for name, reason in (("loop", "a symbolic link that leads round in a loop"),
+                         ("dangling", f"a symbolic link to {tmp_path / 'gone.txt'}, which does not exist"),
+                         ("absent", "no such file or folder")):
+        with pytest.raises(CorpusError, match=re.escape(f"{tmp_path / name}: {reason}")):
+            list_files(Source.for_path(tmp_path / name))
+        assert CorpusReader([Source.for_path(tmp_path / name)]).skipped[0].reason.startswith(reason)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from explorer.core.errors import CorpusError
-from explorer.core.files import not_regular_reason
+from explorer.core.files import missing_reason, not_regular_reason
 
 _SNIFF = 8192
 BLOCK_BYTES = 1 << 20
@@ -187,7 +187,7 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]], skipped: list[str] | N
         elif entry.exists():
             raise CorpusError(f"{entry}: {not_regular_reason(entry)}")
         else:
-            raise CorpusError(f"{entry}: no such file or folder")
+            raise CorpusError(f"{entry}: {missing_reason(entry)}")
     return files
 
 

@@ -25,7 +25,7 @@ from typing import BinaryIO, Literal, TypeVar
 from explorer.core.corpora.corpus import (
     MAX_LINE_BYTES, Utf8LineError, line_too_long_error, utf8_line_batches, utf8_lines)
 from explorer.core.errors import CorpusError
-from explorer.core.files import not_regular_reason
+from explorer.core.files import missing_reason, not_regular_reason
 from explorer.core.plural import plural
 
 T = TypeVar("T")
@@ -160,7 +160,7 @@ def list_files(source: Source) -> tuple[list[Path], list[Skipped]]:
         return [], []
     root = Path(source.path)
     if not root.exists():
-        raise CorpusError(f"{root}: no such file or folder")
+        raise CorpusError(f"{root}: {missing_reason(root)}")
     if source.kind != "folder":
         reason = not_regular_reason(root) if source.kind in ("jsonl", "csv") else skip_reason(root)
         return ([], [Skipped(str(root), reason)]) if reason else ([root], [])

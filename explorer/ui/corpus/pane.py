@@ -26,6 +26,7 @@ from explorer.core.analysis.corpus_stats import SourceStats, scan_sources
 from explorer.core.corpora.corpus_sources import (
     DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, record_fields, sample_sources, stdlib_source)
 from explorer.core.errors import CorpusError
+from explorer.core.files import missing_reason
 from explorer.core.pretokenization.pretokenize import PATTERN_DESCRIPTIONS
 from explorer.ui.corpus.delegates import ScriptsDelegate, StatusDelegate
 from explorer.ui.corpus.efficiency_panel import EfficiencyPanel
@@ -181,7 +182,7 @@ class CorpusPane(Pane):
         for path in paths:
             target = Path(path)
             if not target.exists():
-                self.session.post_error("Not found", f"{path}: no such file or folder")
+                self.session.post_error("Not found", f"{path}: {missing_reason(target)}")
                 continue
             if target.is_file() and target.suffix.lower() in RECORD_SUFFIXES:
                 try:
