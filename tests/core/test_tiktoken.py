@@ -317,9 +317,9 @@ def test_a_cold_cache_follows_tiktoken_on_any_text(name: str, parts: list[str], 
 
 
 def test_a_failed_encode_leaves_no_empty_chunk_behind(reference: dict[str, tiktoken.Encoding]) -> None:
-    """Chunking that fails (a custom pattern's timeout) or a lone surrogate (it has no UTF-8)
-    while batches wait for their new chunks to be merged: none of those chunks may stay in the
-    cache without its ids."""
+    """Chunking that fails (a custom pattern's timeout) or merging that is interrupted while
+    batches wait for their new chunks to be merged: none of those chunks may stay in the cache
+    without its ids."""
     from explorer.core.errors import PatternTimeoutError
     from explorer.core.pretokenization.pretokenize import Pretokenizer
 
@@ -329,15 +329,19 @@ def test_a_failed_encode_leaves_no_empty_chunk_behind(reference: dict[str, tikto
         yield from windows(self, text, 16)
         raise PatternTimeoutError(self.regex, 1.0)
 
+    def interrupted(data: bytes) -> list[int]:
+        raise KeyboardInterrupt
+
     bpe, theirs = loaded("cl100k_base").as_bpe(), reference["cl100k_base"]
     words = " ".join(f"w{index}x" for index in range(300))
-    for failing, text, error in [(timing_out, words, PatternTimeoutError),
-                                 (lambda self, text: windows(self, text, 16), words + " \ud800", UnicodeEncodeError)]:
+    for failing, merge, error in [(timing_out, bpe.encode_bytes, PatternTimeoutError),
+                                  (lambda self, text: windows(self, text, 16), interrupted, KeyboardInterrupt)]:
         bpe._cache.clear()
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(Pretokenizer, "iter_pieces", failing)  # many windows, then the failure
+            patch.setattr(bpe, "encode_bytes", merge)
             with pytest.raises(error):
-                bpe.encode(text, special="plain")
+                bpe.encode(words, special="plain")
         assert bpe.encode(words, special="plain") == theirs.encode_ordinary(words)
 
 

@@ -91,3 +91,19 @@ def test_a_lone_surrogate_is_shown_with_a_sentencepiece_tokenizer(qtbot: QtBot, 
     pane.set_text("x\udfffy")
     qtbot.waitUntil(lambda: pane.main_lane.state is not None and pane.main_lane.text == "x\udfffy", timeout=10_000)
     qtbot.waitUntil(lambda: len(pane.main_lane.view.ids) == len(mistral.encode("x\udfffy", "plain")), timeout=10_000)
+
+
+def test_a_lone_surrogate_is_shown_with_a_trained_tokenizer(qtbot: QtBot, session: Session) -> None:
+    """Our own BPE (a trained tokenizer, a minbpe file) raised UnicodeEncodeError on a lone surrogate
+    in the Tokens pane: it now gets U+FFFD's tokens, as tiktoken gives it."""
+    from tests.core.test_bpe import trained
+
+    bpe = trained()
+    session.set_tokenizer(bpe, "trained")
+    pane = create_tokens_pane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1000, 700)
+    pane.show()
+    pane.set_text("x\udfffy")
+    qtbot.waitUntil(lambda: pane.main_lane.state is not None and pane.main_lane.text == "x\udfffy", timeout=10_000)
+    qtbot.waitUntil(lambda: list(pane.main_lane.view.ids) == bpe.encode("x\ufffdy", "plain"), timeout=10_000)

@@ -24,6 +24,7 @@ from explorer.core.errors import ExplorerError
 from explorer.core.pretokenization.pretokenize import Pretokenizer
 from explorer.core.pretokenization.unicode_classes import Reference
 from explorer.core.sources.tokenizer import MAX_TOKEN_ID, Tokenizer, unknown_id
+from explorer.core.text.utf8 import utf8
 
 __all__ = ["BPE", "SpecialTokens", "TraceStep", "join_token_bytes"]
 
@@ -210,7 +211,7 @@ class BPE(CachedEncoding, Tokenizer):
 
     def trace(self, chunk: str | bytes) -> list[TraceStep]:
         """The merges applied to one chunk, in order, for step-through views."""
-        ids = self.byte_tokens(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+        ids = self.byte_tokens(utf8(chunk) if isinstance(chunk, str) else chunk)
         steps: list[TraceStep] = []
         while len(ids) >= 2:
             pair = min(zip(ids, ids[1:]), key=lambda p: self.ranks.get(p, NEVER))

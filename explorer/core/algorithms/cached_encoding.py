@@ -18,6 +18,7 @@ from explorer.core.algorithms.special_tokens import SpecialTokens
 from explorer.core.collector import collector_paused
 from explorer.core.pretokenization.pretokenize import Pretokenizer
 from explorer.core.sources.tokenizer import SpecialMode
+from explorer.core.text.utf8 import utf8
 
 _CACHE_LIMIT = 1 << 20
 _MANY = 512  # unseen chunks worth merging together in numpy (fewer go one by one)
@@ -163,7 +164,7 @@ class CachedEncoding:
                 held = False
             if waiting:
                 self._flush(waiting, known, out)
-        except BaseException:  # (a lone surrogate, a pattern's timeout, an interrupt)
+        except BaseException:  # (a pattern's timeout, an interrupt)
             if held:
                 list(map(cache.pop, cache.newest(len(cache) - known)))  # no empty list may stay behind
             raise
@@ -178,7 +179,7 @@ class CachedEncoding:
         waiting windows hold the cache for up to a few hundred milliseconds."""
         get, ids = self._cache.get, []
         for piece in pieces:
-            ids += get(piece) or self.encode_bytes(piece.encode("utf-8"))
+            ids += get(piece) or self.encode_bytes(utf8(piece))
         return ids
 
     def _flush(self, waiting: list[Sequence[Sequence[int]]], known: int, out: list[int]) -> None:
@@ -195,7 +196,10 @@ class CachedEncoding:
         merge_batch), else one by one."""
         new = self._cache.newest(count)
         slots = list(islice(reversed(self._cache.values()), count))  # (no lookup again)
-        data = list(map(str.encode, new))
+        try:
+            data = list(map(str.encode, new))
+        except UnicodeEncodeError:  # a lone surrogate
+            data = list(map(utf8, new))
         if len(new) < _MANY or not self._merges_together():
             ids = list(map(tuple, map(self.encode_bytes, data)))
         else:
@@ -231,7 +235,7 @@ class CachedEncoding:
         """The ids of one pre-tokenized chunk (cached)."""
         ids = self._cache.get(chunk)
         if not ids:  # (an empty list: another thread's encode is about to fill it)
-            ids = tuple(self.encode_bytes(chunk.encode("utf-8")))
+            ids = tuple(self.encode_bytes(utf8(chunk)))
             if self._cache_lock.acquire(timeout=_LOCK_WAIT):  # (held by a cold encode: not kept)
                 try:
                     self._cache.setdefault(chunk, ids)

@@ -16,6 +16,7 @@ from functools import cached_property
 from itertools import accumulate
 
 from explorer.core.algorithms.bpe import BPE, TraceStep
+from explorer.core.text.utf8 import utf8
 
 _NEVER = 1 << 62
 _LONG_CHUNK = 256  # bytes; longer chunks use the heap, shorter ones tiktoken's linear scan
@@ -74,7 +75,7 @@ class TiktokenBPE(BPE):
     def trace(self, chunk: str | bytes) -> list[TraceStep]:
         """Every join, one at a time, in tiktoken's order; `rank` is the merge that makes the
         token in the merge tree (its id when the tree has none)."""
-        data = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
+        data = utf8(chunk) if isinstance(chunk, str) else chunk
         rank_of, made_by = self._rank_of, self.forest.rank
         steps: list[TraceStep] = []
         for i, bounds, left, right in _joins(data, rank_of):

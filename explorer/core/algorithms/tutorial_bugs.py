@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from explorer.core.algorithms.bpe import BPE, TraceStep, _pair_positions, _replace_pair
+from explorer.core.text.utf8 import utf8
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +56,7 @@ def naive_encode(tokenizer: BPE, chunk: str) -> NaiveEncode:
     counted on a tie, as `max` over a dict does); a pair that was never learned ends it, as the
     seed's KeyError does. A chunk merged down to one token ends it too.
     """
-    ids = tokenizer.byte_tokens(chunk.encode("utf-8"))
+    ids = tokenizer.byte_tokens(utf8(chunk))
     steps: list[TraceStep] = []
     while len(ids) >= 2:
         counts: dict[tuple[int, int], int] = {}

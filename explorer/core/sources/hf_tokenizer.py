@@ -28,6 +28,7 @@ from explorer.core.sources.hf_windows import AddedTokenPieces
 from explorer.core.sources.rust_calls import RustCall
 from explorer.core.sources.tokenizer import (MAX_TOKEN_ID, VIEW_BYTES, VIEW_CHUNKS, VIEW_MERGES, ListedVocabulary,
                                              SpecialMode, Token, UnsupportedView, tokens_from_ids)
+from explorer.core.text.utf8 import without_surrogates
 
 
 _BATCH = 8  # windows per encode_batch call (encoded in parallel, at most 512 KB)
@@ -158,6 +159,7 @@ class HFTokenizer(ListedVocabulary):
         `whole`, the text is encoded in one piece by the file's own pipeline, so offsets are
         into `text`.
         """
+        text = without_surrogates(text)  # (tokenizers refuses the string: TypeError)
         self._special.check(text, special)  # raises in "disallowed" mode
         library = self._plain if special == "plain" else self._hf
         windows = [text]

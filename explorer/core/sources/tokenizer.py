@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from explorer.core.errors import ExplorerError
 from explorer.core.pretokenization.pretokenize import Chunk, Pretokenizer
+from explorer.core.text.utf8 import utf8
 
 if TYPE_CHECKING:
     from explorer.core.algorithms.bpe import BPE, SpecialTokens, TraceStep
@@ -134,7 +135,7 @@ class Tokenizer(ABC):
 
     def trace_start(self, chunk: str | bytes) -> list[int]:
         """The ids `trace(chunk)` starts from: the chunk's bytes for byte-level BPE."""
-        return self.as_bpe().byte_tokens(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+        return self.as_bpe().byte_tokens(utf8(chunk) if isinstance(chunk, str) else chunk)
 
     def as_bpe(self) -> BPE:
         """Our own BPE that encodes exactly like this tokenizer (for traces and export).

@@ -8,10 +8,29 @@ completes. Everything about that arithmetic lives here, once.
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 REPLACEMENT = "\ufffd"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD, one character for one (so offsets stay).
+
+    A Python string can hold a surrogate that is no half of a pair (a broken paste, a file read with
+    `surrogateescape`); UTF-8 cannot, so no tokenizer can take it. tiktoken encodes it as U+FFFD.
+    """
+    return text if text.isascii() else _SURROGATE.sub(REPLACEMENT, text)
+
+
+def utf8(text: str) -> bytes:
+    """`text` in UTF-8, a lone surrogate as U+FFFD (`without_surrogates`)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return without_surrogates(text).encode("utf-8")
 
 
 def is_continuation(byte: int) -> bool:
