@@ -347,3 +347,34 @@ def test_json_nested_too_deeply_is_refused_in_one_line(tmp_path: Path, name: str
     done = run("encode", "--tokenizer", str(folder), "--text", "hi")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "too deeply" in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize(("field", "value", "problem"), [
+    ("special_tokens", 255, "damaged tokenizer file"), ("special_tokens", "x", "damaged tokenizer file")])
+def test_own_file_with_a_field_of_the_wrong_type_is_refused(tmp_path: Path, field: str, value: object,
+                                                           problem: str) -> None:
+    path = own_file(tmp_path, [[97, 97, 256]])
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document[field] = value
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match=problem):
+        load_tokenizer(str(path))
+
+
+@pytest.mark.parametrize("value", [1, "x", {"id": 5}])
+def test_tokenizer_json_whose_added_tokens_are_no_list_is_refused(tmp_path: Path, value: object) -> None:
+    path = split_tokenizer_json(tmp_path, r"\S+|\s+")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["added_tokens"] = value
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match='"added_tokens" is .*, not a list'):
+        load_tokenizer(str(path))
+
+
+def test_a_pattern_holding_a_lone_surrogate_is_refused(tmp_path: Path) -> None:
+    """JSON can spell one (\\ud800); no UTF-8 file can hold it, so exporting such a file failed."""
+    path = own_file(tmp_path, [[97, 97, 256]], pattern="\\w+|\ud800")
+    with pytest.raises(TokenizerFileError, match=r"position 4: it holds a lone surrogate \(U\+D800\)"):
+        load_tokenizer(str(path))
+    with pytest.raises(PatternError, match="lone surrogate"):
+        Pretokenizer("x|\udcff")

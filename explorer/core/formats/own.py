@@ -69,7 +69,7 @@ def from_document(document: dict[str, Any], path: object = "<memory>") -> BPE:
         specials = {str(k): int(v) for k, v in document.get("special_tokens", {}).items()}
         return BPE(merges, pattern, specials, str(document.get("name", "tokenizer")), counts,
                    document.get("metadata") or {})
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise TokenizerFileError(path, f"damaged tokenizer file ({type(exc).__name__}: {exc})") from None
     except ExplorerError as exc:
         raise TokenizerFileError(path, str(exc)) from None

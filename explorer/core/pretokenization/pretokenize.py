@@ -222,6 +222,11 @@ def _name_of(pattern: str) -> str:
 def compile_pattern(pattern: str, flags: int = 0) -> regex.Pattern[str]:
     """Compile with the `regex` module (\\p{L} etc.), turning its error into PatternError."""
     try:
+        pattern.encode("utf-8")  # (a file or an argument can carry a lone surrogate; no tokenizer file can hold it)
+    except UnicodeEncodeError as exc:
+        raise PatternError(f"it holds a lone surrogate (U+{ord(pattern[exc.start]):04X}), which UTF-8 cannot hold; "
+                           "remove it", pattern, exc.start) from None
+    try:
         return regex.compile(pattern, flags)
     except regex.error as exc:
         raise PatternError(exc.msg, pattern, exc.pos) from None

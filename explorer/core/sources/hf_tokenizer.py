@@ -300,7 +300,10 @@ def _check_ids(document: dict[str, Any], source: str) -> None:
     """Refuse ids that no real vocabulary has before `tokenizers` or our id table allocates for them."""
     vocab = document["model"].get("vocab")
     model_ids = list(vocab.values()) if isinstance(vocab, dict) else []
-    ids = model_ids + [t.get("id") for t in document.get("added_tokens") or [] if isinstance(t, dict)]
+    added = document.get("added_tokens") or []
+    if not isinstance(added, list):
+        raise TokenizerFileError(source, f"\"added_tokens\" is {type(added).__name__}, not a list: the file is damaged")
+    ids = model_ids + [t.get("id") for t in added if isinstance(t, dict)]
     bad = next((i for i in ids if not isinstance(i, int) or not 0 <= i < MAX_TOKEN_ID), None)
     if bad is not None:
         raise TokenizerFileError(source, f"the id {bad!r} is not a whole number from 0 to {MAX_TOKEN_ID - 1}: "
