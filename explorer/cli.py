@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from explorer import __version__
-from explorer.cli_io import PROG, Progress, add_input_arguments, load, read_input
+from explorer.cli_io import PROG, Progress, add_input_arguments, load, read_input, utf8_argument
 from explorer.cli_reports import add_screenshot_command, cmd_audit, cmd_compare
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.algorithms.train import RULES, BpeTrainer, Merge
@@ -286,14 +286,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = commands.add_parser("train", help="learn merges from a corpus")
     train.add_argument("--vocab-size", type=int, required=True, help="256 + merges + special tokens")
-    train.add_argument("--pattern", default="cl100k", help=pattern_help)
-    train.add_argument("--special", action="append", default=[], metavar="TOKEN",
+    train.add_argument("--pattern", default="cl100k", type=utf8_argument, help=pattern_help)
+    train.add_argument("--special", action="append", default=[], metavar="TOKEN", type=utf8_argument,
                        help="a special token (repeatable), e.g. <|endoftext|>")
     train.add_argument("--rules", choices=list(RULES), default="hf",
                        help="; ".join(f"{name}: {text}" for name, text in RULES.items()) + " (default: hf)")
     train.add_argument("--print-merges", action="store_true",
                        help="print every merge with its count, and the pairs it tied with, as it is learned")
-    train.add_argument("--name", help="the tokenizer's name (default: the output file's stem)")
+    train.add_argument("--name", type=utf8_argument, help="the tokenizer's name (default: the output file's stem)")
     train.add_argument("--out", required=True, help="tokenizer file to write")
     train.add_argument("corpus", nargs="+", metavar="CORPUS", help="a text file or a folder of them")
     train.set_defaults(run=_cmd_train)
@@ -307,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "Hugging Face cache, or a file: tokenizer.json, .tiktoken, tekken.json, minbpe .model, "
                              "our JSON"
                              + (" (repeat for each tokenizer)" if many else ""))
-        command.add_argument("--pattern", help=tiktoken_pattern)
+        command.add_argument("--pattern", type=utf8_argument, help=tiktoken_pattern)
 
     encode = commands.add_parser("encode", help="text to token ids")
     add_tokenizer(encode)
@@ -340,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     chat.set_defaults(run=_cmd_chat)
 
     chunks = commands.add_parser("chunks", help="show how a pattern (or a tokenizer's) pre-tokenizes text")
-    chunks.add_argument("--pattern", help=pattern_help)
+    chunks.add_argument("--pattern", type=utf8_argument, help=pattern_help)
     chunks.add_argument("--tokenizer", help="use this tokenizer's pre-tokenizer instead of --pattern")
     add_input_arguments(chunks, stdin=False)
     chunks.add_argument("--json", action="store_true", help="print chunks as JSON")

@@ -54,12 +54,28 @@ def read_input(args: argparse.Namespace) -> str:
 
 def _argument_text(text: str) -> str:
     """Python keeps the bytes of an argument that are not UTF-8 as lone surrogates: refuse them."""
+    problem = _not_utf8(text)
+    if problem:
+        raise ExplorerError(f"--text {problem}")
+    return text
+
+
+def utf8_argument(value: str) -> str:
+    """argparse type of an option that is text, not a path (a pattern, a special token, a name): bytes
+    that are not UTF-8 are refused before any work, not after training when the result is saved."""
+    problem = _not_utf8(value)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
+def _not_utf8(text: str) -> str | None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ExplorerError(f"--text is not valid UTF-8 (byte {len(text[:exc.start].encode('utf-8')):,}); use a "
-                            "UTF-8 terminal, or convert the text to UTF-8 first (for example with iconv)") from None
-    return text
+        return (f"is not valid UTF-8 (byte {len(text[:exc.start].encode('utf-8')):,}); use a "
+                "UTF-8 terminal, or convert the text to UTF-8 first (for example with iconv)")
+    return None
 
 
 def add_input_arguments(parser: argparse.ArgumentParser, stdin: bool = True) -> None:

@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Callable
 
-from explorer.cli_io import PROG, Progress, drain, load, read_input
+from explorer.cli_io import PROG, Progress, drain, load, read_input, utf8_argument
 from explorer.core.analysis.audit import audit_vocabulary, seen_flags
 from explorer.core.analysis.compare import compare
 from explorer.core.corpora.corpus import CorpusFiles, expand_paths
@@ -131,7 +131,7 @@ def add_screenshot_command(commands: argparse._SubParsersAction) -> None:  # typ
     shot.add_argument("--out", required=True, help="PNG file to write")
     shot.add_argument("--tokenizer", help="a tokenizer file or name (default: none)")
     given = shot.add_mutually_exclusive_group()
-    given.add_argument("--text", help="text for the pane to show")
+    given.add_argument("--text", type=utf8_argument, help="text for the pane to show")
     given.add_argument("--file", help="read that text from this UTF-8 file")
     shot.add_argument("--size", default="1200x800", help="WIDTHxHEIGHT in pixels (default 1200x800)")
     shot.add_argument("--theme", choices=["light", "dark"], default="light")

@@ -246,6 +246,21 @@ def test_invalid_utf8_in_text_and_stdin_for_every_tokenizer(tmp_path: Path, corp
         assert "iconv" in line
 
 
+@pytest.mark.parametrize(("option", "value"), [("--pattern", b"\\w+|\xff"), ("--special", b"<|\xff|>"),
+                                             ("--name", b"caf\xe9")])
+def test_invalid_utf8_in_a_text_option_is_refused_before_training(tmp_path: Path, corpus: Path, option: str,
+                                                                   value: bytes) -> None:
+    """Such bytes reach Python as lone surrogates: the pattern or the special token trained, then failed
+    to be saved with a traceback (the training lost)."""
+    out = tmp_path / "tok.json"
+    result = run("train", "--vocab-size", "300", option, value, "--out", str(out), str(corpus))
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert f"argument {option}: is not valid UTF-8" in result.stderr.strip().splitlines()[-1]
+    assert not out.exists() and "learned" not in result.stderr  # refused before any work
+    result = run("chunks", "--pattern", b"a\xff", "--text", "hi")
+    assert result.returncode == 2 and "argument --pattern: is not valid UTF-8 (byte 1)" in result.stderr
+
+
 # Terminal behaviour and messages
 
 
