@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -137,11 +138,34 @@ def test_named_templates_and_other_models_template(hub: Path, tmp_path: Path) ->
     ("{{ raise_exception('Only user and assistant roles are supported!') }}", "refused this conversation: Only"),
     ("{% for m in messages %}", "not valid Jinja"),
     ("{{ messages[0].content.upper_case() }}", "failed on this conversation"),
+    # A template is code from a file: its arithmetic, recursion and size fail in one line too.
+    ("{% for i in range(10**9) %}x{% endfor %}", r"failed on this conversation \(OverflowError: Range too big"),
+    ("{{ messages|length / 0 }}", r"\(ZeroDivisionError: division by zero\)"),
+    ("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", r"\(RecursionError: maximum recursion depth"),
+    ("{{ 'x' * 10**9 }}", "sandbox forbids .a repetition longer than 1,048,576 was refused"),
+    ("{{ [messages] * 10**9 }}", "a repetition longer than"),
+    ("{{ 2 ** 100000 }}", "a power of more than 65,536 bits was refused"),
 ])
 def test_hf_templates_run_sandboxed_and_fail_with_one_line(hub: Path, template: str, message: str) -> None:
     fake_model(hub, template)
     with pytest.raises(ChatError, match=message):
         encode_chat([M("user", "hi")], load_tokenizer("hf:acme/tiny"))
+
+
+def test_a_template_still_looping_is_stopped(hub: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two nested loops of the sandbox's longest range would run for hours (in the CLI, or in a
+    Chat pane worker that then never ends): the rendering stops at its deadline."""
+    from explorer.core.chat import hf_template
+
+    monkeypatch.setattr(hf_template, "RENDER_SECONDS", 0.2)
+    fake_model(hub, "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}")
+    started = time.monotonic()
+    with pytest.raises(ChatError, match="sandbox forbids .it was still looping after 0.2 s"):
+        encode_chat([M("user", "hi")], load_tokenizer("hf:acme/tiny"))
+    assert time.monotonic() - started < 5
+    fake_model(hub, "{% for i in range(3)|reverse %}{{ i }}{{ loop.length }}{% endfor %}{{ range(4)|length }}"
+                    "{{ range(10)[2] }}{{ 7 in range(9) }}{{ 'ab' * 3 }}{{ 2 ** 10 }}", "models--acme--other")
+    assert encode_chat([M("user", "hi")], load_tokenizer("hf:acme/other")).prompt.text == "23130342Trueababab1024"
 
 
 def test_typed_control_string_is_text_with_both_readings(hub: Path) -> None:
