@@ -1,89 +1,43 @@
-"""Searching 200,000 short strings (a vocabulary's tokens) with one regex, fast.
+"""Searching 200,000 short strings (a vocabulary's tokens) with one regex, fast, and never for ever.
 
-Calling `search` once per string costs ~70 ms for o200k_base in call overhead alone, so: the
-stdlib `re` runs the pattern when it means the same there (twice as fast, `stdlib_spelling`),
-sparse patterns scan one joined string (`RegexIndex`), and dense ones go row by row in slices
-that let the window's thread take the interpreter lock between them (`rows_searched`).
+Calling `search` once per string costs ~70 ms for o200k_base in call overhead alone, so sparse
+patterns scan one joined string (`RegexIndex`), and dense ones go row by row in slices that let the
+window's thread take the interpreter lock between them (`rows_searched`).
+
+A regex typed into the filter can backtrack without end: `(a|aa)+x` takes seconds on one token of
+60 letters, and the stdlib `re` does the same with `(.*.*)*x` (so only `regex` runs it, whose
+optimisations spare many such patterns). `RegexIndex.check_tame` runs a pattern that
+`may_backtrack` once over the joined rows with a timeout before any search without one, and lets
+go of the interpreter lock while it does.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import accumulate, compress
-from typing import Union
 
 import regex
 
-Searcher = Union["re.Pattern[str]", "regex.Pattern[str]"]  # a compiled pattern of either engine
 _SEARCH_SLICE = 4096
+SEARCH_SECONDS = 2.0  # a filter regex still searching after this long is refused
 
 
-def fastest(pattern: regex.Pattern[str]) -> Searcher:
-    """The same pattern (compiled without flags), by the stdlib `re` when it means the same there."""
-    spelled = stdlib_spelling(pattern.pattern)
-    if spelled is not None:
-        try:
-            return re.compile(spelled)
-        except re.error:
-            pass
-    return pattern
+class SearchTimeoutError(Exception):
+    """The regex took longer than SEARCH_SECONDS on the rows."""
 
 
-# `regex`'s \s: Unicode White_Space (the stdlib's \s also takes U+001C-U+001F). A test checks it.
-WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-_SAME_ESCAPES = frozenset("ntrfv0123456789")  # escapes with one meaning in both engines, besides punctuation
+def may_backtrack(pattern: str) -> bool:
+    """Whether a pattern may backtrack for long: a repeated group (`(a|aa)+`) or three repetitions
+    (`.*.*.*`) can take time exponential or cubic in a token's length. Others need no trial run
+    (one costs up to a second for a pattern matching everywhere, such as `.`)."""
+    return bool(_REPEATED_GROUP.search(pattern)) or len(_REPETITION.findall(pattern)) >= 3
 
 
-def stdlib_spelling(pattern: str) -> str | None:
-    r"""The pattern for the stdlib `re`, when every construct in it means the same there as in `regex`.
-
-    The stdlib runs a search in half the time, which matters for a regex tried on 200,000 rows.
-    Literals, `.`, `^`, `$`, classes of literals and ranges, groups `( )` and `(?: )`,
-    quantifiers and alternation mean the same in both; `\s` is spelt out (the engines disagree
-    on four control characters); other letter escapes (\w, \d, \b, \p...), flags and every
-    other `(?` construct differ somewhere, and the pattern stays with `regex` (None).
-
-    >>> stdlib_spelling(r"^\s+the$"), stdlib_spelling(r"\w+")
-    ('^[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+the$', None)
-    """
-    out: list[str] = []
-    in_class = False
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\":
-            following = pattern[i + 1 : i + 2]
-            if following == "s":
-                out.append(WHITE_SPACE if in_class else f"[{WHITE_SPACE}]")
-            elif following == "S" and not in_class:
-                out.append(f"[^{WHITE_SPACE}]")
-            elif following and (following in _SAME_ESCAPES or not following.isalnum()) and following.isascii():
-                out.append(char + following)
-            else:
-                return None
-            i += 2
-            continue
-        if in_class:
-            if char == "[" or pattern.startswith(("--", "&&", "||", "~~"), i):
-                return None  # nested sets and set operations are `regex`'s own
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            out.append(pattern[i : i + 2] if pattern.startswith("[^", i) else char)
-            i += len(out[-1])
-            if pattern.startswith("]", i):  # a leading ] is a literal in both
-                out.append("\\]")
-                i += 1
-            continue
-        elif char == "(" and pattern.startswith("(?", i) and not pattern.startswith("(?:", i):
-            return None
-        elif char == "{" and pattern.startswith(("{e", "{i", "{d", "{s"), i):
-            return None  # fuzzy matching
-        out.append(char)
-        i += 1
-    return None if in_class else "".join(out)
+_REPEATED_GROUP = re.compile(r"\)[*+?{]")
+_REPETITION = re.compile(r"[*+}]")
 
 
 class RegexIndex:
@@ -109,17 +63,41 @@ class RegexIndex:
         self.joined = "\n".join(parts)
         self.starts = list(accumulate((len(part) + 1 for part in parts[:-1]), initial=0))
 
-    def rows_matching(self, pattern: Searcher) -> list[int]:
+    def check_tame(self, pattern: regex.Pattern[str]) -> None:
+        """Raise SearchTimeoutError if `pattern` backtracks for over SEARCH_SECONDS on these rows.
+
+        One pass over the joined rows tries it at every place a row-by-row search starts (and
+        with more text after each), so a pattern that passes cannot stall a later search. A
+        pattern whose meaning changes at a row's edge (`_UNSAFE`: `\\A(a|aa)+x` tries only
+        the first row of the joined text) is tried row by row instead, a timeout on each call:
+        about a second for 200,000 rows."""
+        if not may_backtrack(pattern.pattern):
+            return
+        seconds = SEARCH_SECONDS
+        try:
+            if not self._is_unsafe(pattern):
+                regex.compile(pattern.pattern, pattern.flags | regex.MULTILINE).findall(
+                    self.joined, concurrent=True, timeout=seconds)
+                return
+            deadline = time.monotonic() + seconds
+            for text in self.strings:
+                pattern.search(text, concurrent=True, timeout=max(deadline - time.monotonic(), 1e-3))
+        except TimeoutError:
+            raise SearchTimeoutError(f"the regex was still searching after {seconds:g} s") from None
+
+    def _is_unsafe(self, pattern: regex.Pattern[str]) -> bool:
+        return any(marker in pattern.pattern for marker in self._UNSAFE)
+
+    def rows_matching(self, pattern: regex.Pattern[str]) -> list[int]:
         strings, rows = self.strings, len(self.strings)
-        if any(marker in pattern.pattern for marker in self._UNSAFE) or self._looks_dense(pattern):
+        if self._is_unsafe(pattern) or self._looks_dense(pattern):
             return rows_searched(pattern, strings)
-        engine = re if isinstance(pattern, re.Pattern) else regex
-        joined_search = engine.compile(pattern.pattern, pattern.flags | re.MULTILINE).search
+        joined_search = regex.compile(pattern.pattern, pattern.flags | regex.MULTILINE).search
         skip = set(self.multiline_rows)
         hits: list[int] = []
         position = row = steps = 0
         while row < rows:
-            match = joined_search(self.joined, position)
+            match = joined_search(self.joined, position, concurrent=True)
             if match is None:
                 break
             first = bisect_right(self.starts, match.start()) - 1
@@ -133,13 +111,13 @@ class RegexIndex:
         hits.extend(r for r in self.multiline_rows if pattern.search(strings[r]))
         return sorted(set(hits))
 
-    def _looks_dense(self, pattern: Searcher) -> bool:
+    def _looks_dense(self, pattern: regex.Pattern[str]) -> bool:
         """Whether the pattern matches more than _DENSE of a sample of 1,000 rows spread over the table."""
         sample = self.strings[:: max(1, len(self.strings) // 1000)]
         return sum(map(bool, map(pattern.search, sample))) > self._DENSE * len(sample)
 
 
-def rows_searched(pattern: Searcher, strings: Sequence[str], first: int = 0) -> list[int]:
+def rows_searched(pattern: regex.Pattern[str], strings: Sequence[str], first: int = 0) -> list[int]:
     """Rows from `first` on where `pattern.search` matches, a slice at a time.
 
     One C-level pass over 200,000 rows holds the interpreter lock for its whole 70 ms; between

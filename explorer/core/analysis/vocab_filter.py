@@ -22,7 +22,7 @@ import numpy as np
 import regex
 
 from explorer.core.errors import ExplorerError
-from explorer.core.analysis.row_search import RegexIndex, fastest
+from explorer.core.analysis.row_search import RegexIndex, SearchTimeoutError
 from explorer.core.text.render import hex_bytes, shown_text, split_valid
 from explorer.core.text.scripts import SCRIPT_NAMES, ScriptClassifier
 
@@ -263,7 +263,12 @@ class VocabTable:
         candidates = np.flatnonzero(mask)
         few = len(candidates) < self.rows // 4
         if query.mode == "regex":
-            pattern = fastest(_compiled(text))
+            pattern = _compiled(text)
+            try:
+                self._regex_index().check_tame(pattern)
+            except SearchTimeoutError as error:
+                raise FilterError(f"{error}: it backtracks without end on some tokens (nested repetition "
+                                  "such as (a|aa)+ does); simplify it") from None
             if few:
                 hits = [row for row in candidates.tolist() if pattern.search(self.search[row])]
             else:
