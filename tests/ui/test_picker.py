@@ -57,3 +57,26 @@ def test_the_box_shows_a_long_name_whole(qtbot: QtBot, session: Session) -> None
     assert picker.sizeHint().width() > picker.fontMetrics().horizontalAdvance(label) + 30  # the arrow's room
     picker._select("o200k_harmony")
     assert label in picker.toolTip()
+
+
+def test_a_tokenizer_loaded_from_elsewhere_is_shown_not_a_header(qtbot: QtBot, session: Session,
+                                                                 tmp_path: object) -> None:
+    """`screenshot --tokenizer FILE` loads a file the list has never seen: the box showed the first
+    row, the header "OpenAI (bundled)", as if that were the tokenizer."""
+    from pathlib import Path
+
+    from explorer.core.algorithms.bpe import BPE
+    from explorer.core.formats import own
+
+    path = Path(str(tmp_path)) / "mine.json"
+    own.save(BPE([(97, 97, 256)], "gpt2", name="mine"), path)
+    picker = TokenizerPicker(session)
+    qtbot.addWidget(picker)
+    with qtbot.waitSignal(session.tokenizer_changed, timeout=30_000):
+        session.load_tokenizer(str(path))
+    assert picker.currentText().strip() == "mine.json" and picker.currentData() == str(path)
+    assert ("Loaded", None, False) in rows(picker)
+    with qtbot.waitSignal(session.tokenizer_changed, timeout=30_000):
+        session.load_tokenizer("r50k_base")
+    assert picker.currentData() == "r50k_base"
+    assert ("Loaded", None, False) not in rows(picker)  # gone once that tokenizer is no longer in use
