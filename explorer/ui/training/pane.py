@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (
 from explorer.core.plural import plural
 from explorer import __version__
 from explorer.core.algorithms.bpe import BPE
-from explorer.core.corpora.corpus_sources import Corpus, CorpusReader, Source, is_toy_sample, sample_sources
+from explorer.core.corpora.corpus_sources import (Corpus, CorpusReader, Source, corpus_bytes, is_toy_sample,
+                                                   sample_sources)
 from explorer.core.algorithms.demo_sentence import first_sentence
 from explorer.core.errors import ExplorerError
 from explorer.core.algorithms.train import Merge
@@ -611,12 +612,14 @@ class TrainingPane(Pane):
 
     def _on_session_corpus_changed(self, corpus: object) -> None:
         if isinstance(corpus, Corpus) and not corpus.is_empty:
-            size = corpus.reader().total_bytes  # the files each folder will read, not the folder's entry
-            names = ", ".join(s.name for s in corpus.sources[:3]) + (" ..." if len(corpus.sources) > 3 else "")
-            held = (f"<br>Held-out: {corpus.held_out.name}" if corpus.held_out is not None else
-                    "<br>No held-out text: compression is measured on the training text only.")
-            self.corpus_label.setText(f"{len(corpus.sources)} source{'s' if len(corpus.sources) != 1 else ''}"
-                                      f" ({_size(size)}): {escape(names)}{held}")
+            if any(source.kind == "folder" for source in corpus.sources):
+                # the files a folder will read: a walk that opens each (seconds for 30,000 files)
+                self._show_corpus(corpus, None)
+                job = self.session.workers.start_process("sizing the corpus", corpus_bytes, (corpus,),
+                                                         key="training:corpus size")
+                job.on("finished", self._on_corpus_sized, corpus)
+            else:
+                self._show_corpus(corpus, corpus.reader().total_bytes)
         else:
             self.corpus_label.setText("No corpus yet: pick a sample below, or add text in the Corpus pane.")
         self.form.name_edit.setPlaceholderText(self.default_name())
@@ -625,6 +628,17 @@ class TrainingPane(Pane):
             self.demo.set_sentence(_corpus_sentence(corpus))
         if self.run is None:
             self._update_status()
+
+    def _show_corpus(self, corpus: Corpus, size: int | None) -> None:
+        names = ", ".join(s.name for s in corpus.sources[:3]) + (" ..." if len(corpus.sources) > 3 else "")
+        held = (f"<br>Held-out: {corpus.held_out.name}" if corpus.held_out is not None else
+                "<br>No held-out text: compression is measured on the training text only.")
+        self.corpus_label.setText(f"{len(corpus.sources)} source{'s' if len(corpus.sources) != 1 else ''}"
+                                  f" ({'sizing...' if size is None else _size(size)}): {escape(names)}{held}")
+
+    def _on_corpus_sized(self, _job: object, corpus: Corpus, size: int) -> None:
+        if corpus is self.session.corpus:  # (not one the user has since changed)
+            self._show_corpus(corpus, size)
 
     def _choose_rules(self, corpus: object) -> None:
         """Toy samples open with the tutorials' rules, saying so; other corpora go back to the
