@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 from explorer.core.plural import plural
 from explorer.core.analysis.corpus_stats import SourceStats, scan_sources
 from explorer.core.corpora.corpus_sources import (
-    DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, record_fields, sample_sources, stdlib_source)
+    DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, corpus_bytes, record_fields, sample_sources,
+    stdlib_source)
 from explorer.core.errors import CorpusError
 from explorer.core.files import missing_reason
 from explorer.core.pretokenization.pretokenize import PATTERN_DESCRIPTIONS
@@ -47,6 +48,7 @@ class CorpusPane(Pane):
         super().__init__(session)
         self.sources: list[Source] = []
         self.held_out: Source | None = None
+        self._folder_sizes: dict[Source, int | None] = {}  # held-out folders sized (None: in a child process now)
         self._cleared: list[Source] | None = None  # what Clear removed, until Undo or another change
         self.scan_job: ProcessJob | None = None
         self._published: Corpus | None = None
@@ -321,7 +323,18 @@ class CorpusPane(Pane):
             return plural(len(source.text), "character")
         if not Path(source.path).exists():
             return "missing"
-        return human_bytes(CorpusReader([source]).total_bytes)  # a folder: the files it will read
+        if source.kind != "folder":
+            return human_bytes(CorpusReader([source]).total_bytes)
+        if source not in self._folder_sizes:  # the files it will read: a walk that opens each, off this thread
+            self._folder_sizes[source] = None
+            job = self.session.workers.start_process("sizing the held-out folder", corpus_bytes, (Corpus((source,)),))
+            job.on("finished", self._on_folder_sized, source)
+        size = self._folder_sizes[source]
+        return "sizing..." if size is None else human_bytes(size)
+
+    def _on_folder_sized(self, _job: object, source: Source, size: int) -> None:
+        self._folder_sizes[source] = size
+        self._update_view()
 
     def _on_banner_link_activated(self, link: str) -> None:
         index = int(link.split(":", 1)[1])
