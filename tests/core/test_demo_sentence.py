@@ -1,0 +1,22 @@
+"""The sentence the Training pane shows being tokenized, drawn from the corpus's start."""
+
+from __future__ import annotations
+
+from explorer.core.algorithms.demo_sentence import CHARS_LOOKED_AT, DEFAULT_SENTENCE, first_sentence
+
+WANTED = "This one is long enough to show merges."
+
+
+def test_a_sentence_is_drawn_from_the_first_lines() -> None:
+    assert first_sentence(["A Title\n", "\n", f"Too short. {WANTED} More."]) == WANTED
+    assert first_sentence([]) == DEFAULT_SENTENCE
+
+
+def test_only_the_start_of_a_huge_line_is_searched() -> None:
+    """The pane draws it on the window's thread when the corpus changes: a corpus of one 11 MB line
+    without a sentence end was searched whole (0.5-0.8 s frozen). Past CHARS_LOOKED_AT characters
+    a line is not read; its start, cut between words, stands in."""
+    words = "alpha beta gamma delta " * (CHARS_LOOKED_AT // 8)
+    shown = first_sentence([words + ". " + WANTED])
+    assert shown != WANTED and words.startswith(shown) and 20 <= len(shown) <= 120
+    assert first_sentence([words[: CHARS_LOOKED_AT - 100] + ". " + WANTED]) == WANTED  # within the start: found
