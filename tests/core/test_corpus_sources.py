@@ -189,3 +189,15 @@ def test_a_dangling_or_looping_link_says_so(tmp_path: Path) -> None:
         with pytest.raises(CorpusError, match=re.escape(f"{tmp_path / name}: {reason}")):
             list_files(Source.for_path(tmp_path / name))
         assert CorpusReader([Source.for_path(tmp_path / name)]).skipped[0].reason.startswith(reason)
+
+
+def test_the_fields_of_huge_records_are_sampled_from_the_first_megabyte(tmp_path: Path) -> None:
+    """The window asks for them when the file is added: 50 records of 10 MB were all read and parsed."""
+    from explorer.core.corpora.corpus_sources import SAMPLED_CHARS, record_fields
+
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps({"text": "x" * SAMPLED_CHARS}) + "\n" + json.dumps({"other": "y"}) + "\n",
+                    encoding="utf-8")
+    assert record_fields(path) == ["text"]
+    path.write_text(json.dumps({"text": "x"}) + "\n" + json.dumps({"other": "y"}) + "\n", encoding="utf-8")
+    assert record_fields(path) == ["text", "other"]

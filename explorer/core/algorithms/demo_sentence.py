@@ -20,6 +20,7 @@ DEFAULT_SENTENCE = "The quick brown fox jumps over the lazy dog."
 SENTENCE_CHARS = (20, 120)  # a sentence drawn from the corpus: long enough to show merges, short enough to read
 LINES_LOOKED_AT = 200
 CHARS_LOOKED_AT = 4096  # of each line: a corpus of one 16 MB line took 0.6 s (on the window's thread) to search whole
+TEXT_LOOKED_AT = 1 << 18  # characters of texts in all: a JSON Lines corpus of 10 MB records is not read 200 records deep
 _ENDS = ".!?।॥؟。！？"
 _SENTENCE = re.compile(rf"[^\s].*?(?:[{_ENDS}](?=\s|$)|$)", re.DOTALL)
 
@@ -67,9 +68,8 @@ def first_sentence(texts: Iterable[str]) -> str:
     """
     shortest, longest = SENTENCE_CHARS
     fallback = short = ""  # a title or a long line cut short, or a short text (a toy corpus), if no sentence turns up
-    for number, text in enumerate(texts):
-        if number >= LINES_LOOKED_AT:
-            break
+    read = 0
+    for number, text in enumerate(texts, 1):
         for match in _SENTENCE.finditer(text, 0, CHARS_LOOKED_AT):
             sentence = " ".join(match.group().split())
             if shortest <= len(sentence) <= longest and sentence[-1] in _ENDS:
@@ -77,4 +77,7 @@ def first_sentence(texts: Iterable[str]) -> str:
             if not fallback and len(sentence) >= shortest:
                 fallback = sentence if len(sentence) <= longest else sentence[:longest].rsplit(" ", 1)[0]
             short = short or sentence
+        read += len(text)
+        if number >= LINES_LOOKED_AT or read > TEXT_LOOKED_AT:
+            break  # (before the next text is read)
     return fallback or short or DEFAULT_SENTENCE

@@ -181,8 +181,12 @@ def list_files(source: Source) -> tuple[list[Path], list[Skipped]]:
     return files, skipped
 
 
+SAMPLED_CHARS = 1 << 20  # of a JSON Lines file's first records, for their fields (one record at least)
+
+
 def record_fields(path: str | os.PathLike[str], encoding: str = "utf-8", sample: int = 50) -> list[str]:
-    """The fields of a JSON Lines file's first records (string values only), or a CSV file's header."""
+    """The fields of a JSON Lines file's first records (string values only), or a CSV file's header.
+    The window asks when the file is added: records of megabytes each are sampled up to SAMPLED_CHARS."""
     target = Path(path)
     reason = not_regular_reason(target)
     if reason:  # a FIFO named data.jsonl would block the reader forever
@@ -193,9 +197,11 @@ def record_fields(path: str | os.PathLike[str], encoding: str = "utf-8", sample:
             header = next(csv.reader(handle, delimiter=_delimiter(target)), [])
             return [name for name in header if name]
         fields: dict[str, None] = {}
+        read = 0
         for number, line in enumerate(handle):
-            if number >= sample:
+            if number >= sample or read > SAMPLED_CHARS:
                 break
+            read += len(line)
             try:
                 record = json.loads(line)
             except (json.JSONDecodeError, RecursionError):
