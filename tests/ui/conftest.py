@@ -69,3 +69,23 @@ def session(tmp_path: Path, qapp: object) -> Iterator[Session]:
 def o200k() -> Tokenizer:
     """GPT-4o's tokenizer, loaded once for every UI test that shows it."""
     return load_tokenizer("o200k_base")
+
+
+@pytest.fixture
+def walked_on_window_thread(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The corpus sources whose files `list_files` walks on the window's (main) thread during the
+    test: a big folder walked there freezes the window for seconds."""
+    import threading
+
+    from explorer.core.corpora import corpus_sources
+
+    walked: list[str] = []
+    listing = corpus_sources.list_files
+
+    def spying(source: corpus_sources.Source) -> object:
+        if threading.current_thread() is threading.main_thread():
+            walked.append(source.path)
+        return listing(source)
+
+    monkeypatch.setattr(corpus_sources, "list_files", spying)
+    return walked

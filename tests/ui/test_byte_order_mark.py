@@ -78,32 +78,21 @@ def test_a_long_paste_is_not_marked_before_the_editor_has_it(qtbot: QtBot, sessi
     assert not [r.message for r in qtlog.records if "out of range" in r.message]  # type: ignore[attr-defined]
 
 
-def test_a_lone_surrogate_is_shown_with_a_sentencepiece_tokenizer(qtbot: QtBot, session: Session) -> None:
+@pytest.mark.parametrize("kind", ["sentencepiece", "trained"])
+def test_a_lone_surrogate_is_shown(qtbot: QtBot, session: Session, kind: str) -> None:
     """A lone surrogate (from a clipboard or a file decoded with surrogateescape) is one UTF-16
-    unit; measuring it raised UnicodeEncodeError in the Tokens view, with a SentencePiece model,
-    whose byte fallback gives it tokens of its own."""
-    mistral = load_tokenizer("mistral_v3")
-    session.set_tokenizer(mistral, "mistral_v3")
-    pane = create_tokens_pane(session)
-    qtbot.addWidget(pane)
-    pane.resize(1000, 700)
-    pane.show()
-    pane.set_text("x\udfffy")
-    qtbot.waitUntil(lambda: pane.main_lane.state is not None and pane.main_lane.text == "x\udfffy", timeout=10_000)
-    qtbot.waitUntil(lambda: len(pane.main_lane.view.ids) == len(mistral.encode("x\udfffy", "plain")), timeout=10_000)
-
-
-def test_a_lone_surrogate_is_shown_with_a_trained_tokenizer(qtbot: QtBot, session: Session) -> None:
-    """Our own BPE (a trained tokenizer, a minbpe file) raised UnicodeEncodeError on a lone surrogate
-    in the Tokens pane: it now gets U+FFFD's tokens, as tiktoken gives it."""
+    unit. With a SentencePiece model, whose byte fallback gives it tokens of its own, measuring it
+    raised UnicodeEncodeError in the Tokens view. Our own BPE (a trained tokenizer, a minbpe file)
+    raised it when encoding: it now gets U+FFFD's tokens, as tiktoken gives it."""
     from tests.core.test_bpe import trained
 
-    bpe = trained()
-    session.set_tokenizer(bpe, "trained")
+    tokenizer = load_tokenizer("mistral_v3") if kind == "sentencepiece" else trained()
+    expected = tokenizer.encode("x\udfffy" if kind == "sentencepiece" else "x\ufffdy", "plain")
+    session.set_tokenizer(tokenizer, kind)
     pane = create_tokens_pane(session)
     qtbot.addWidget(pane)
     pane.resize(1000, 700)
     pane.show()
     pane.set_text("x\udfffy")
     qtbot.waitUntil(lambda: pane.main_lane.state is not None and pane.main_lane.text == "x\udfffy", timeout=10_000)
-    qtbot.waitUntil(lambda: list(pane.main_lane.view.ids) == bpe.encode("x\ufffdy", "plain"), timeout=10_000)
+    qtbot.waitUntil(lambda: list(pane.main_lane.view.ids) == expected, timeout=10_000)

@@ -118,22 +118,9 @@ def test_held_out_and_pattern(qtbot, session, pane: CorpusPane) -> None:  # type
 
 
 def test_a_held_out_folder_is_sized_off_the_window_thread(qtbot, pane: CorpusPane, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+                                                         walked_on_window_thread: list[str]) -> None:
     """The label's size of a held-out folder walked it on the window's thread, opening every file,
     each time the view was updated (after each source counted)."""
-    import threading
-
-    from explorer.core.corpora import corpus_sources
-
-    walked_here: list[str] = []
-    listing = corpus_sources.list_files
-
-    def spying(source: Source) -> object:
-        if threading.current_thread() is threading.main_thread():
-            walked_here.append(source.path)
-        return listing(source)
-
-    monkeypatch.setattr(corpus_sources, "list_files", spying)
     folder = tmp_path / "held"
     folder.mkdir()
     for index in range(5):
@@ -143,7 +130,7 @@ def test_a_held_out_folder_is_sized_off_the_window_thread(qtbot, pane: CorpusPan
     pane.set_held_out(source)
     assert "(sizing...)" in pane.held_out_label.text()
     qtbot.waitUntil(lambda: "(7.0 KB)" in pane.held_out_label.text(), timeout=20_000)
-    assert walked_here == []
+    assert walked_on_window_thread == []
 
 
 def test_drop_files_and_text(qtbot, session, pane: CorpusPane, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

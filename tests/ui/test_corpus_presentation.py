@@ -60,22 +60,9 @@ def test_a_folder_counts_the_bytes_of_the_files_it_reads(qtbot: QtBot, session: 
 
 
 def test_a_folder_is_sized_off_the_window_thread(qtbot: QtBot, session: Session, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+                                                 walked_on_window_thread: list[str]) -> None:
     """A folder of 30,000 files took 1.7-2.9 s to walk on the window's thread when it reached the
     Training pane (each file is opened to see whether it is text): the window froze that long."""
-    import threading
-
-    from explorer.core.corpora import corpus_sources
-
-    walked_here: list[str] = []
-    listing = corpus_sources.list_files
-
-    def spying(source: Source) -> object:
-        if threading.current_thread() is threading.main_thread():
-            walked_here.append(source.path)
-        return listing(source)
-
-    monkeypatch.setattr(corpus_sources, "list_files", spying)
     files = story_files(tmp_path / "stories")
     training = create_training_pane(session)
     qtbot.addWidget(training)
@@ -83,7 +70,7 @@ def test_a_folder_is_sized_off_the_window_thread(qtbot: QtBot, session: Session,
     assert "(sizing...)" in training.corpus_label.text()
     expected = sum(path.stat().st_size for path in files)
     qtbot.waitUntil(lambda: f"1 source ({expected / 1e3:,.1f} KB)" in training.corpus_label.text(), timeout=20_000)
-    assert walked_here == []
+    assert walked_on_window_thread == []
 
 
 def test_the_default_name_follows_the_whole_corpus(qtbot: QtBot, session: Session, tmp_path: Path) -> None:
