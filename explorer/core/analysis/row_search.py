@@ -66,8 +66,9 @@ class RegexIndex:
     def check_tame(self, pattern: regex.Pattern[str]) -> None:
         """Raise SearchTimeoutError if `pattern` backtracks for over SEARCH_SECONDS on these rows.
 
-        One pass over the joined rows tries it at every place a row-by-row search starts (and
-        with more text after each), so a pattern that passes cannot stall a later search. A
+        One pass over the joined rows tries it where a row-by-row search starts, with more text
+        after each (but not inside a match that runs on past a row's end), so a pattern that
+        passes does not stall a later search. A
         pattern whose meaning changes at a row's edge (`_UNSAFE`: `\\A(a|aa)+x` tries only
         the first row of the joined text) is tried row by row instead, a timeout on each call:
         about a second for 200,000 rows."""

@@ -95,7 +95,7 @@ class _TimedRange:
 
 class _Sandbox(ImmutableSandboxedEnvironment):
     """transformers' sandbox, with limits on what one expression may build: `"x" * 10**10` or
-    `10 ** 10**8` would take all memory or minutes (range is limited already, and timed)."""
+    `2 ** 100000000` would take all memory or minutes (range is limited already, and timed)."""
 
     intercepted_binops = frozenset({"*", "**"})
 
