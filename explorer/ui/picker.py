@@ -49,11 +49,10 @@ class TokenizerPicker(QComboBox):
         self._model = QStandardItemModel(self)
         self.setModel(self._model)
         self._discovered = discovered_tokenizers()
-        self._loaded = ""  # the spec of the "Loaded" entry, if any
         self.rebuild()
         self.activated.connect(self._on_activated)
         session.tokenizers_changed.connect(self.rebuild)
-        session.tokenizer_changed.connect(self._on_tokenizer_changed)
+        session.tokenizer_changed.connect(lambda _: self.rebuild())  # (a few dozen rows; "Loaded" follows)
 
     def _header(self, text: str) -> None:
         item = QStandardItem(text)
@@ -92,8 +91,7 @@ class TokenizerPicker(QComboBox):
             for name in self.session.trained:
                 self._entry(name + (" (unsaved)" if name in self.session.unsaved else ""), TRAINED_PREFIX + name)
         current = self.session.tokenizer_spec
-        self._loaded = current if current and self._row_of(current) is None else ""
-        if self._loaded:  # loaded from elsewhere (`screenshot --tokenizer FILE`): listed while in use
+        if current and self._row_of(current) is None:  # from elsewhere (`screenshot --tokenizer FILE`): listed
             self._header("Loaded")
             self._entry(Path(current).name if Path(current).is_file() else current, current)
         self._entry("Open tokenizer file...", OPEN_FILE)
@@ -111,13 +109,6 @@ class TokenizerPicker(QComboBox):
             self.setCurrentIndex(row)
             self.blockSignals(False)
             self.setToolTip(f"The tokenizer every pane uses: {self.currentText().strip()}")
-
-    def _on_tokenizer_changed(self, _: object = None) -> None:
-        """Show the tokenizer now in use; one the list lacks (not a header in its place) gets an entry."""
-        if self._loaded or self._row_of(self.session.tokenizer_spec) is None:
-            self.rebuild()
-        else:
-            self._select(self.session.tokenizer_spec)
 
     def _on_activated(self, row: int) -> None:
         spec = self._model.item(row).data(Qt.ItemDataRole.UserRole)
