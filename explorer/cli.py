@@ -38,6 +38,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     for message in skipped:
         print(f"{PROG}: {message}", file=sys.stderr)
     trainer = BpeTrainer(args.vocab_size, args.pattern, args.special, args.rules, explain_ties=args.print_merges)
+    target = args.vocab_size - len(trainer.special_tokens) - 256
+    _check_replaceable(Path(args.out), target)
     progress = Progress()
     started = time.monotonic()
     total_mb = corpus.total_bytes / 1e6
@@ -47,7 +49,6 @@ def _cmd_train(args: argparse.Namespace) -> int:
     texts = "files" if corpus.whole else "lines"
     progress.show(1.0, f"counted {trainer.texts:,} {texts}, {len(trainer.chunk_counts):,} distinct chunks", force=True)
     progress.done()
-    target = args.vocab_size - len(trainer.special_tokens) - 256
     merges: list[Merge] = []
     interrupted = False
     try:
@@ -88,23 +89,40 @@ def _cmd_train(args: argparse.Namespace) -> int:
     print(f"{PROG}: {len(merges):,} merges ({ties:,} of them ties, {args.rules} rules), vocabulary "
           f"{tokenizer.vocab_size:,}, {time.monotonic() - started:.1f} s; saved {display_path(saved)}",
           file=sys.stderr)
-    return 130 if interrupted else 0
+    if interrupted:
+        return 130
+    return 0 if saved == Path(args.out) else 1  # (1: kept a file with more merges, so saved elsewhere)
+
+
+def _check_replaceable(target: Path, most: int) -> None:
+    """Refuse, before training, to replace a file the run's result cannot be worth more than: one
+    that is not a tokenizer of ours (an empty file aside), or one with more merges than the run's
+    `most`."""
+    if not target.is_file() or target.stat().st_size == 0:
+        return
+    kept = _merges_in(target)
+    if kept is None:
+        raise OutputFileError(f"{display_path(target)}: exists and is not a tokenizer saved by {PROG}; training "
+                              "would replace it, so name another file (or delete this one first)")
+    if kept > most:
+        raise OutputFileError(f"{display_path(target)}: holds {kept:,} merges, more than the {most:,} this run can "
+                              "learn; name another file to keep both (or delete this one first)")
 
 
 def _save_trained(tokenizer: BPE, out: str, interrupted: bool) -> Path | None:
-    """Save where asked, except that an interrupted run never replaces a file holding more merges
-    (that file is kept and the partial result goes beside it); if writing fails, the merges are
-    saved beside it, in the current folder or the temporary folder. Returns where, or None if the
-    result could only be rescued elsewhere."""
+    """Save where asked, except that a file holding more merges (a run cut short, by Ctrl-C or by a
+    corpus that ran out of pairs) is never replaced: it is kept and the result goes beside it; if
+    writing fails, the merges are saved beside it, in the current folder or the temporary folder.
+    Returns where, or None if the result could only be saved elsewhere."""
     target = Path(out)
-    if interrupted and target.exists():
-        kept = _merges_in(target)
-        if kept is None or kept >= len(tokenizer.merges):
-            beside = unused_path(target.with_name(f"{target.stem}.partial{target.suffix}"))
-            had = "a file that is not one of our tokenizers" if kept is None else f"{kept:,} merges"
-            print(f"{PROG}: kept {display_path(target)} ({had}) rather than replace it with fewer; "
-                  f"the {len(tokenizer.merges):,} merges learned are saved to {display_path(beside)}", file=sys.stderr)
-            target = beside
+    kept = _merges_in(target) if target.is_file() and target.stat().st_size else 0
+    if kept is None or kept > len(tokenizer.merges):
+        suffix = ".partial" if interrupted else ""
+        beside = unused_path(target.with_name(f"{target.stem}{suffix}{target.suffix}"))
+        had = "a file that is not one of our tokenizers" if kept is None else f"{kept:,} merges"
+        print(f"{PROG}: kept {display_path(target)} ({had}) rather than replace it with fewer; "
+              f"the {len(tokenizer.merges):,} merges learned are saved to {display_path(beside)}", file=sys.stderr)
+        target = beside
     try:
         own.save(tokenizer, target)
         return target

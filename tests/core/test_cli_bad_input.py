@@ -132,6 +132,38 @@ def test_out_with_a_name_that_is_not_utf8(tmp_path: Path, corpus: Path) -> None:
     assert own.load(os.fsdecode(out)).name == "tok\ufffd"
 
 
+def test_out_worth_more_than_the_run_is_refused_before_training(tmp_path: Path, corpus: Path) -> None:
+    bigger = tmp_path / "big.json"
+    assert run("train", "--vocab-size", "300", "--out", str(bigger), str(corpus)).returncode == 0
+    learned = len(own.load(bigger).merges)
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"my": "notes"}', encoding="utf-8")
+    refused(("train", "--vocab-size", "270", "--out", str(bigger), str(corpus)),
+            f"holds {learned:,} merges, more than the 14 this run can learn", [bigger])
+    refused(("train", "--vocab-size", "270", "--out", str(notes), str(corpus)), "is not a tokenizer saved by",
+            [notes])
+    again = run("train", "--vocab-size", "300", "--out", str(bigger), str(corpus))  # as many merges: replaced
+    assert again.returncode == 0 and f"saved {bigger}" in again.stderr, again.stderr
+    empty = tmp_path / "empty.json"
+    empty.touch()
+    assert run("train", "--vocab-size", "270", "--out", str(empty), str(corpus)).returncode == 0
+    assert len(own.load(empty).merges) == 14
+
+
+def test_a_run_that_learns_fewer_than_the_out_file_saves_beside_it(tmp_path: Path, corpus: Path) -> None:
+    out = tmp_path / "tok.json"
+    assert run("train", "--vocab-size", "2000", "--out", str(out), str(words_corpus(tmp_path / "w.txt", 600))
+               ).returncode == 0
+    before = snapshot(out)
+    kept = len(own.load(out).merges)
+    result = run("train", "--vocab-size", "2000", "--out", str(out), str(corpus))  # runs out of pairs sooner
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert snapshot(out) == before
+    beside = tmp_path / "tok-2.json"
+    assert f"kept {out} ({kept:,} merges)" in result.stderr and f"saved to {beside}" in result.stderr
+    assert 0 < len(own.load(beside).merges) < kept
+
+
 # Ctrl-C, and a save that fails after training
 
 
