@@ -201,3 +201,58 @@ def test_the_fields_of_huge_records_are_sampled_from_the_first_megabyte(tmp_path
     assert record_fields(path) == ["text"]
     path.write_text(json.dumps({"text": "x"}) + "\n" + json.dumps({"other": "y"}) + "\n", encoding="utf-8")
     assert record_fields(path) == ["text", "other"]
+
+
+def test_a_single_record_of_hundreds_of_megabytes_is_read_no_further_than_the_sample(tmp_path: Path) -> None:
+    """One line of 200 MB was read whole (1.1 s and 200 MB on the GUI thread) before its fields were known.
+    The fields whose value starts before the cut count; a file that reads past it fails here."""
+    from explorer.core.corpora import corpus_sources
+
+    path = tmp_path / "one.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write('{"id": 7, "meta": {"a": [1, "b"]}, "title": "T\\"x", "text": "')
+        handle.write("lorem ipsum " * 200_000)  # 2.4 MB: past the sample
+        handle.write('", "lang": "en"}\n')
+    opened = []
+    real_open = Path.open
+
+    def spying_open(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        handle = real_open(self, *args, **kwargs)  # type: ignore[arg-type]
+        opened.append(handle)
+        return handle
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Path, "open", spying_open)
+        assert corpus_sources.record_fields(path) == ["title", "text"]
+    assert len(opened) == 1 and opened[0].closed
+    assert corpus_sources.record_fields(path, sample=1) == ["title", "text"]
+
+
+@pytest.mark.parametrize("cut", ['{"text": "abc', '{"te', '{"text"', '{"text": 12', '  {"a": "x", "text": "y", "b'])
+def test_the_fields_of_a_record_cut_by_the_sample(tmp_path: Path, cut: str) -> None:
+    from explorer.core.corpora.corpus_sources import SAMPLED_CHARS, record_fields
+
+    path = tmp_path / "cut.jsonl"
+    path.write_text(cut + "z" * SAMPLED_CHARS, encoding="utf-8")
+    expected = {'{"text": "abc': ["text"], '  {"a": "x", "text": "y", "b': ["a", "text"]}.get(cut, [])
+    assert record_fields(path) == expected
+
+
+def test_a_json_string_may_hold_a_line_separator(tmp_path: Path) -> None:
+    path = tmp_path / "sep.jsonl"
+    path.write_text('{"text": "a\u2028b", "n": "c\u0085d"}\n', encoding="utf-8")
+    assert record_fields(path) == ["text", "n"]
+
+
+def test_a_csv_file_without_a_header_row_says_so(tmp_path: Path) -> None:
+    """A first line of megabytes raised csv.Error (field larger than field limit) out of the window's
+    add dialog, after reading all of it."""
+    from explorer.core.corpora.corpus_sources import SAMPLED_CHARS
+
+    long_line = tmp_path / "long.csv"
+    long_line.write_text("x" * (SAMPLED_CHARS + 10) + "\nmore\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="the first line is over 1,048,576 characters long"):
+        record_fields(long_line)
+    long_cell = tmp_path / "cell.csv"
+    long_cell.write_text("a,b\n" + "y" * 300_000, encoding="utf-8")
+    assert record_fields(long_cell) == ["a", "b"]

@@ -15,6 +15,7 @@ import fnmatch
 import io
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
@@ -181,34 +182,78 @@ def list_files(source: Source) -> tuple[list[Path], list[Skipped]]:
     return files, skipped
 
 
-SAMPLED_CHARS = 1 << 20  # of a JSON Lines file's first records, for their fields (one record at least)
+SAMPLED_CHARS = 1 << 20  # of a JSON Lines or CSV file's start, read for its fields (a record cut there still counts)
 
 
 def record_fields(path: str | os.PathLike[str], encoding: str = "utf-8", sample: int = 50) -> list[str]:
     """The fields of a JSON Lines file's first records (string values only), or a CSV file's header.
-    The window asks when the file is added: records of megabytes each are sampled up to SAMPLED_CHARS."""
+    The window asks when the file is added, so only the first SAMPLED_CHARS are read: a file of one
+    record of a gigabyte, or with no line break at all, costs a few milliseconds, not a freeze."""
     target = Path(path)
     reason = not_regular_reason(target)
     if reason:  # a FIFO named data.jsonl would block the reader forever
         raise CorpusError(f"{target}: {reason}")
-    kind = RECORD_SUFFIXES.get(target.suffix.lower())
     with target.open(encoding=encoding, errors="replace", newline="") as handle:
-        if kind == "csv":
-            header = next(csv.reader(handle, delimiter=_delimiter(target)), [])
-            return [name for name in header if name]
-        fields: dict[str, None] = {}
-        read = 0
-        for number, line in enumerate(handle):
-            if number >= sample or read > SAMPLED_CHARS:
+        start = handle.read(SAMPLED_CHARS)
+    whole = len(start) < SAMPLED_CHARS  # else the last line may be cut short
+    if RECORD_SUFFIXES.get(target.suffix.lower()) == "csv":
+        return _csv_header(target, start, whole)
+    fields: dict[str, None] = {}
+    lines = start.split("\n")[:sample]  # (not splitlines: a JSON string may hold a raw U+2028)
+    for number, line in enumerate(lines):
+        cut = not whole and number == len(lines) - 1
+        fields.update(dict.fromkeys(_leading_string_fields(line) if cut else _string_fields(line)))
+    return list(fields)
+
+
+def _string_fields(line: str) -> list[str]:
+    """The keys of a JSON object's string values (none for a line that is no JSON object)."""
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, RecursionError):
+        return []
+    return [key for key, value in record.items() if isinstance(value, str)] if isinstance(record, dict) else []
+
+
+def _leading_string_fields(line: str) -> list[str]:
+    """The same for a JSON object cut short: the keys whose string value starts before the cut
+    (a record of a gigabyte has its text field among them)."""
+    decoder, fields = json.JSONDecoder(), []
+    skip_space = re.compile(r"[ \t\n\r]*").match
+    position = skip_space(line).end()
+    if not line.startswith("{", position):
+        return []
+    position += 1
+    try:
+        while line.startswith('"', position := skip_space(line, position).end()):
+            key, position = json.decoder.scanstring(line, position + 1)
+            position = skip_space(line, position).end()
+            if not line.startswith(":", position):
                 break
-            read += len(line)
-            try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, RecursionError):
-                continue
-            if isinstance(record, dict):
-                fields.update((key, None) for key, value in record.items() if isinstance(value, str))
-        return list(fields)
+            position = skip_space(line, position + 1).end()
+            if line.startswith('"', position):
+                fields.append(key)
+            _, position = decoder.raw_decode(line, position)
+            position = skip_space(line, position).end()
+            if not line.startswith(",", position):
+                break
+            position += 1
+    except (ValueError, RecursionError):  # the cut, or no JSON
+        pass
+    return fields
+
+
+def _csv_header(path: Path, start: str, whole: bool) -> list[str]:
+    """The column names of the first row of `start`, the beginning of a CSV file."""
+    first = start.split("\n", 1)
+    if len(first) == 1 and not whole:
+        raise CorpusError(f"{path}: the first line is over {SAMPLED_CHARS:,} characters long, so it is no "
+                          "header of column names; a CSV corpus needs one")
+    try:
+        header = next(csv.reader(io.StringIO(start), delimiter=_delimiter(path)), [])
+    except csv.Error as exc:
+        raise CorpusError(f"{path}: the first row is not a CSV header of column names ({exc})") from None
+    return [name for name in header if name]
 
 
 def _delimiter(path: Path) -> str:
