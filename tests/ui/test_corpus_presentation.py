@@ -146,3 +146,36 @@ def test_the_pivot_shows_the_cores_figures_and_exports_a_chart(
     colors = {image.pixelColor(x, y).name() for x in range(0, image.width(), 23) for y in range(0, image.height(), 23)}
     assert len(colors) > 4  # bars, text and axes, not a blank picture
     assert not panel.export_png(str(tmp_path / "missing" / "chart.png"))  # an error said, not raised
+
+
+@pytest.mark.parametrize("name", ["one.jsonl", "one.txt"])
+def test_the_sentence_of_a_huge_first_record_is_found_off_the_window_thread(
+        qtbot: QtBot, session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """The live demo's sentence read the corpus's first line or record whole on the window's thread:
+    one record of 216 MB froze the window 300 ms when the file was added."""
+    import threading
+
+    from explorer.core.corpora.corpus_sources import CorpusReader
+
+    read_here: list[str] = []
+    reading = CorpusReader.source_texts
+
+    def spying(self: CorpusReader, source: Source) -> object:
+        if threading.current_thread() is threading.main_thread():
+            read_here.append(source.path)
+        return reading(self, source)
+
+    monkeypatch.setattr(CorpusReader, "source_texts", spying)
+    sentence = "The huge record begins with a sentence worth showing."
+    text = sentence + " " + "lorem ipsum " * 200_000  # 2.4 MB on one line
+    path = tmp_path / name
+    path.write_text(('{"text": "%s"}\n' % text) if name.endswith(".jsonl") else text + "\n", encoding="utf-8")
+    training = create_training_pane(session)
+    qtbot.addWidget(training)
+    session.set_corpus(Corpus((Source.for_path(path, field="text"),)))
+    qtbot.waitUntil(lambda: training.demo.edit.text() == sentence, timeout=TIMEOUT)
+    assert read_here == []
+    small = tmp_path / "small.txt"  # a small file is read at once, as before
+    small.write_text("Short. A small corpus gives its sentence at once, here.\n", encoding="utf-8")
+    session.set_corpus(Corpus((Source.for_path(small),)))
+    assert training.demo.edit.text() == "A small corpus gives its sentence at once, here."

@@ -10,10 +10,12 @@ by earlier merges, so when merge r applies, no pair of a lower rank is left.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Generator, Iterable, Sequence
+from pathlib import Path
 
 from explorer.core.algorithms.train import Merge
 from explorer.core.algorithms.training_run import HeldOutTracker
+from explorer.core.corpora.corpus_sources import CorpusReader, Source
 from explorer.core.pretokenization.pretokenize import Pretokenizer
 
 DEFAULT_SENTENCE = "The quick brown fox jumps over the lazy dog."
@@ -21,6 +23,7 @@ SENTENCE_CHARS = (20, 120)  # a sentence drawn from the corpus: long enough to s
 LINES_LOOKED_AT = 200
 CHARS_LOOKED_AT = 4096  # of each line: a corpus of one 16 MB line took 0.6 s (on the window's thread) to search whole
 TEXT_LOOKED_AT = 1 << 18  # characters of texts in all: a JSON Lines corpus of 10 MB records is not read 200 records deep
+QUICK_BYTES = 1 << 20  # a file this small is read for its sentence at once; a bigger one may start with a huge line
 _ENDS = ".!?।॥؟。！？"
 _SENTENCE = re.compile(rf"[^\s].*?(?:[{_ENDS}](?=\s|$)|$)", re.DOTALL)
 
@@ -81,3 +84,25 @@ def first_sentence(texts: Iterable[str]) -> str:
         if number >= LINES_LOOKED_AT or read > TEXT_LOOKED_AT:
             break  # (before the next text is read)
     return fallback or short or DEFAULT_SENTENCE
+
+
+def source_sentence(source: Source) -> str:
+    """`first_sentence` of one corpus source (its first file, for a folder)."""
+    return first_sentence(CorpusReader([source]).source_texts(source))
+
+
+def read_quickly(source: Source) -> bool:
+    """Whether `source_sentence` is quick for sure: pasted text, or a file of at most QUICK_BYTES.
+    A file's first line or record is read whole, and one of 200 MB takes a second."""
+    if source.kind == "text":
+        return True
+    try:
+        return Path(source.path).stat().st_size <= QUICK_BYTES
+    except OSError:
+        return True  # (nothing to read: the reader says so)
+
+
+def source_sentence_result(source: Source) -> Generator[None, None, str]:
+    """`source_sentence` as the result of a generator: the form a child process runs."""
+    yield from ()
+    return source_sentence(source)

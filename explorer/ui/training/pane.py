@@ -19,9 +19,10 @@ from PySide6.QtWidgets import (
 from explorer.core.plural import plural
 from explorer import __version__
 from explorer.core.algorithms.bpe import BPE
-from explorer.core.corpora.corpus_sources import (Corpus, CorpusReader, Source, corpus_bytes, is_toy_sample,
+from explorer.core.corpora.corpus_sources import (Corpus, Source, corpus_bytes, is_toy_sample,
                                                    sample_sources)
-from explorer.core.algorithms.demo_sentence import first_sentence
+from explorer.core.algorithms.demo_sentence import (
+    first_sentence, read_quickly, source_sentence, source_sentence_result)
 from explorer.core.errors import ExplorerError
 from explorer.core.algorithms.train import Merge
 from explorer.core.algorithms.training_run import TrainingSettings, build_tokenizer
@@ -625,9 +626,27 @@ class TrainingPane(Pane):
         self.form.name_edit.setPlaceholderText(self.default_name())
         self._choose_rules(corpus)
         if not self.demo.edited:
-            self.demo.set_sentence(_corpus_sentence(corpus))
+            self._show_corpus_sentence(corpus)
         if self.run is None:
             self._update_status()
+
+    def _show_corpus_sentence(self, corpus: object) -> None:
+        """The live demo's sentence, from the corpus's first file or pasted text (a folder is not
+        walked for it): read in a child process unless that is quick for sure."""
+        source = (next((s for s in corpus.sources if s.kind != "folder"), None) if isinstance(corpus, Corpus)
+                  else None)
+        if source is None:
+            self.demo.set_sentence(first_sentence([]))
+        elif read_quickly(source):
+            self.demo.set_sentence(source_sentence(source))
+        else:
+            job = self.session.workers.start_process("finding a sentence for the live demo", source_sentence_result,
+                                                     (source,), key="training:corpus sentence")
+            job.on("finished", self._on_corpus_sentence, corpus)
+
+    def _on_corpus_sentence(self, _job: object, corpus: Corpus, sentence: str) -> None:
+        if corpus is self.session.corpus and not self.demo.edited:
+            self.demo.set_sentence(sentence)
 
     def _show_corpus(self, corpus: Corpus, size: int | None) -> None:
         names = ", ".join(s.name for s in corpus.sources[:3]) + (" ..." if len(corpus.sources) > 3 else "")
@@ -758,16 +777,6 @@ class TrainingPane(Pane):
             self.session.set_corpus(Corpus((samples["english.txt"],), held_out=samples["bakery_replies.txt"]))
         if self.run is None:
             self.start()
-
-
-def _corpus_sentence(corpus: object) -> str:
-    """A sentence from the corpus's first file or pasted text (a folder is not walked for it)."""
-    if not isinstance(corpus, Corpus):
-        return first_sentence([])
-    source = next((s for s in corpus.sources if s.kind != "folder"), None)
-    if source is None:
-        return first_sentence([])
-    return first_sentence(CorpusReader([source]).source_texts(source))
 
 
 def _size(size: int) -> str:
