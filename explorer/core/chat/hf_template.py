@@ -13,20 +13,19 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import jinja2
 import jinja2.ext
-from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
 
 from explorer.core.algorithms.incremental import special_finder
 from explorer.core.chat.messages import Message
 from explorer.core.chat.prompt import Prompt, PromptBuilder
+from explorer.core.chat.template_sandbox import RENDER_SECONDS, Sandbox, check_size, deadline
 from explorer.core.errors import ChatError
 from explorer.core.files import NESTED_TOO_DEEPLY
 from explorer.core.sources.tokenizer import Tokenizer
@@ -54,65 +53,9 @@ def _raise_exception(message: str) -> None:
     raise jinja2.exceptions.TemplateError(message)
 
 
-RENDER_SECONDS = 5.0  # a rendering still looping after this long is stopped
-LONGEST = 1 << 20  # characters (or items) one `*` may build: a million
-BIGGEST_POWER = 1 << 16  # bits one `**` may build
-
-
-class _Deadline(threading.local):
-    """When the rendering on this thread must have ended (renderings of one template may run on
-    several threads: the Chat pane's superseded job and its new one)."""
-
-    at = float("inf")
-
-
-_deadline = _Deadline()
-
-
-class _TimedRange:
-    """The sandbox's `range`, whose loops stop at the rendering's deadline: two nested loops of
-    100,000 (the sandbox's own limit for one) would otherwise run for hours."""
-
-    def __init__(self, *args: int) -> None:
-        self._numbers = safe_range(*args)
-
-    def __iter__(self) -> Iterator[int]:
-        for count, number in enumerate(self._numbers):
-            if not count & 1023 and time.monotonic() > _deadline.at:
-                raise jinja2.exceptions.SecurityError(f"it was still looping after {RENDER_SECONDS:g} s")
-            yield number
-
-    def __len__(self) -> int:
-        return len(self._numbers)
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._numbers[index]
-
-    def __reversed__(self) -> Iterator[int]:
-        return iter(_TimedRange(self._numbers.start + (len(self._numbers) - 1) * self._numbers.step,
-                                self._numbers.start - self._numbers.step, -self._numbers.step))
-
-
-class _Sandbox(ImmutableSandboxedEnvironment):
-    """transformers' sandbox, with limits on what one expression may build: `"x" * 10**10` or
-    `2 ** 100000000` would take all memory or minutes (range is limited already, and timed)."""
-
-    intercepted_binops = frozenset({"*", "**"})
-
-    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        if operator == "*":
-            sequence, times = (left, right) if isinstance(right, int) else (right, left)
-            if isinstance(sequence, (str, list, tuple)) and isinstance(times, int) and \
-                    len(sequence) * times > LONGEST:
-                raise jinja2.exceptions.SecurityError(f"a repetition longer than {LONGEST:,} was refused")
-        elif isinstance(left, int) and isinstance(right, int) and right > 0 and \
-                abs(left).bit_length() * right > BIGGEST_POWER:
-            raise jinja2.exceptions.SecurityError(f"a power of more than {BIGGEST_POWER:,} bits was refused")
-        return super().call_binop(context, operator, left, right)
-
-
-def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None,
+def _tojson(value: Any, ensure_ascii: bool = False, indent: int | str | None = None,
             separators: Any = None, sort_keys: bool = False) -> str:
+    check_size(len(indent) if isinstance(indent, str) else indent or 0, 1 << 10, "an indent of over {:,}")
     return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
 
@@ -122,11 +65,10 @@ class HFChatTemplate:
     def __init__(self, source: str, template: str, special: dict[str, str]) -> None:
         self.source = source
         self.special = special
-        environment = _Sandbox(trim_blocks=True, lstrip_blocks=True, extensions=[_Generation, jinja2.ext.loopcontrols])
+        environment = Sandbox(trim_blocks=True, lstrip_blocks=True, extensions=[_Generation, jinja2.ext.loopcontrols])
         environment.filters["tojson"] = _tojson
         environment.globals["raise_exception"] = _raise_exception
         environment.globals["strftime_now"] = lambda format: datetime.now().strftime(format)
-        environment.globals["range"] = _TimedRange
         try:
             self._template = environment.from_string(template)
         except jinja2.TemplateSyntaxError as exc:
@@ -168,7 +110,7 @@ class HFChatTemplate:
         return cls(str(path), template, special)
 
     def render_string(self, messages: Sequence[Message], generation_prompt: bool) -> str:
-        _deadline.at = time.monotonic() + RENDER_SECONDS
+        deadline.at, deadline.seconds = time.monotonic() + RENDER_SECONDS, RENDER_SECONDS
         try:
             return self._template.render(messages=[m.as_dict() for m in messages], tools=None, documents=None,
                                          add_generation_prompt=generation_prompt, **self.special)
@@ -185,7 +127,7 @@ class HFChatTemplate:
             raise ChatError(f"{self.source}: the chat_template failed on this conversation "
                             f"({type(exc).__name__}: {exc})") from None
         finally:
-            _deadline.at = float("inf")
+            deadline.at = float("inf")
 
     def render(self, messages: Sequence[Message], generation_prompt: bool, tokenizer: Tokenizer) -> Prompt:
         """Segments of the rendered string: message spans, contents, and control tokens."""
