@@ -16,6 +16,7 @@ from explorer.core.analysis.corpus_stats import SourceStats
 from explorer.core.analysis.efficiency import Measurement, premium
 from explorer.core.analysis.script_stats import describe_shares
 from explorer.core.corpora.corpus_sources import Source
+from explorer.core.plural import human_bytes
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -27,13 +28,6 @@ SourceRole = Qt.ItemDataRole.UserRole + 2  # the Source of a row (None on the to
 FractionRole = Qt.ItemDataRole.UserRole + 3  # how much of the source has been read, 0..1
 
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-
-
-def human_bytes(size: int) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if size >= scale:
-            return f"{size / scale:,.1f} {unit}"
-    return f"{size:,} B"
 
 
 class SourcesModel(QAbstractTableModel):

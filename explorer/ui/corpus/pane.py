@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QLabel, QLineEdit, QListWidget, QMenu, QPlainTextEdit, QPushButton, QSplitter, QTabWidget,
     QToolButton, QVBoxLayout, QWidget)
 
-from explorer.core.plural import plural
+from explorer.core.plural import human_bytes, plural
 from explorer.core.analysis.corpus_stats import SourceStats, scan_sources
 from explorer.core.corpora.corpus_sources import (
     DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, corpus_bytes, record_fields, sample_sources,
@@ -32,7 +32,7 @@ from explorer.core.pretokenization.pretokenize import PATTERN_DESCRIPTIONS
 from explorer.ui.corpus.delegates import ScriptsDelegate, StatusDelegate
 from explorer.ui.corpus.efficiency_panel import EfficiencyPanel
 from explorer.ui.corpus.sources_table import SourcesTable
-from explorer.ui.corpus.models import SCRIPTS, STATUS, SourceRole, SourcesModel, human_bytes
+from explorer.ui.corpus.models import SCRIPTS, STATUS, SourceRole, SourcesModel
 from explorer.ui.pane import Pane
 from explorer.ui.session import Session
 from explorer.ui.workers import ProcessJob

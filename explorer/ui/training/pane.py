@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHeaderView,
     QLabel, QPushButton, QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget)
 
-from explorer.core.plural import plural
+from explorer.core.plural import human_bytes
 from explorer import __version__
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.corpora.corpus_sources import (Corpus, Source, corpus_bytes, is_toy_sample,
@@ -653,7 +653,7 @@ class TrainingPane(Pane):
         held = (f"<br>Held-out: {corpus.held_out.name}" if corpus.held_out is not None else
                 "<br>No held-out text: compression is measured on the training text only.")
         self.corpus_label.setText(f"{len(corpus.sources)} source{'s' if len(corpus.sources) != 1 else ''}"
-                                  f" ({'sizing...' if size is None else _size(size)}): {escape(names)}{held}")
+                                  f" ({'sizing...' if size is None else human_bytes(size)}): {escape(names)}{held}")
 
     def _on_corpus_sized(self, _job: object, corpus: Corpus, size: int) -> None:
         if corpus is self.session.corpus:  # (not one the user has since changed)
@@ -779,8 +779,3 @@ class TrainingPane(Pane):
             self.start()
 
 
-def _size(size: int) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if size >= scale:
-            return f"{size / scale:,.1f} {unit}"
-    return plural(size, "byte")
