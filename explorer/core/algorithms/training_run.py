@@ -513,9 +513,9 @@ class DistinctTexts:
     the chunk counts, the same as counting every text.
 
     >>> distinct = DistinctTexts("cl100k")
-    >>> distinct.add(["a b\n", "a b\n", "c\n"]); distinct.finish()
+    >>> distinct.add(["a b\\n", "a b\\n", "c\\n"]); distinct.finish()
     >>> sorted(distinct.result().items())
-    [('\n', 3), (' b', 2), ('a', 2), ('c', 1)]
+    [('\\n', 3), (' b', 2), ('a', 2), ('c', 1)]
     """
 
     def __init__(self, pattern: str, window: int = DISTINCT_WINDOW) -> None:
