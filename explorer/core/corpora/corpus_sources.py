@@ -248,7 +248,8 @@ def _csv_header(path: Path, start: str, whole: bool) -> list[str]:
     first = start.split("\n", 1)
     if len(first) == 1 and not whole:
         raise CorpusError(f"{path}: the first line is over {SAMPLED_CHARS:,} characters long, so it is no "
-                          "header of column names; a CSV corpus needs one")
+                          "header of column names, which a CSV corpus starts with; to read the file as plain "
+                          "text, one text per line, give it a .txt name")
     try:
         header = next(csv.reader(io.StringIO(start), delimiter=_delimiter(path)), [])
     except csv.Error as exc:
