@@ -88,3 +88,24 @@ def test_a_long_conversation_within_the_limits_renders_whole() -> None:
                                         " ~ '<|im_end|>' }}{% endfor %}", {})
     text = template.render_string([Message("user", content), Message("assistant", content)], False)
     assert len(text) == 2 * (len(content) + len("<|im_start|>user\n<|im_end|>")) + 5
+
+
+@pytest.mark.parametrize("template", [
+    "{{ messages * 1000000 }}",  # a million references to one message: its text, a million copies
+    "{{ 'x' ~ (messages * 1000000) }}",
+    "{{ (messages * 1000000)|tojson }}",
+    "{{ (messages * 1000000)|string }}",
+    "{{ [messages * 1000000]|join }}",
+    "{{ (messages * 1000000)|pprint }}",
+])
+def test_a_list_whose_text_would_be_too_long_is_refused_before_it_is_written(template: str) -> None:
+    big = Message("user", "y" * 100_000)
+    started = time.monotonic()
+    with pytest.raises(ChatError, match=TEXT):
+        HFChatTemplate("t.json", template, {}).render_string([big], False)
+    assert time.monotonic() - started < 2
+
+
+def test_lists_and_mappings_as_text_within_the_limits() -> None:
+    assert render("{{ messages }}|{{ [1, 'a']|string }}|{{ {'a': [1]}|tojson }}|{{ [] }}{{ none }}") == \
+        "[{'role': 'user', 'content': 'hi'}]|[1, 'a']|{\"a\": [1]}|[]None"

@@ -25,7 +25,7 @@ import jinja2.ext
 from explorer.core.algorithms.incremental import special_finder
 from explorer.core.chat.messages import Message
 from explorer.core.chat.prompt import Prompt, PromptBuilder
-from explorer.core.chat.template_sandbox import RENDER_SECONDS, Sandbox, check_size, deadline
+from explorer.core.chat.template_sandbox import RENDER_SECONDS, Sandbox, check_as_text, check_size, deadline
 from explorer.core.errors import ChatError
 from explorer.core.files import NESTED_TOO_DEEPLY
 from explorer.core.sources.tokenizer import Tokenizer
@@ -56,6 +56,7 @@ def _raise_exception(message: str) -> None:
 def _tojson(value: Any, ensure_ascii: bool = False, indent: int | str | None = None,
             separators: Any = None, sort_keys: bool = False) -> str:
     check_size(len(indent) if isinstance(indent, str) else indent or 0, 1 << 10, "an indent of over {:,}")
+    check_as_text(value)
     return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
 

@@ -70,6 +70,30 @@ def check_size(size: int, limit: int = LONGEST_TEXT, what: str = "a text longer 
         raise jinja2.exceptions.SecurityError(what.format(limit) + " was refused")
 
 
+def check_as_text(value: Any) -> Any:
+    """Refuse a list or dict whose text (`str`, JSON) would be too long: `messages * 1000000`
+    holds a million references to a few messages, and their text is a million copies. Counted
+    item by item, only until past the limit. Returns `value`, for use as Jinja's `finalize`."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    waiting, size = [value], 0
+    while waiting and size <= LONGEST_TEXT:
+        item = waiting.pop()
+        if isinstance(item, str):
+            size += len(item) + 2
+        elif isinstance(item, dict):
+            size += 2 + 4 * len(item)
+            waiting += item.keys()
+            waiting += item.values()
+        elif isinstance(item, (list, tuple)):
+            size += 2 + 2 * len(item)
+            waiting += item
+        else:
+            size += 8
+    check_size(size)
+    return value
+
+
 def _check_format(template: object, arguments: Iterable[Any] = ()) -> None:
     """A format string's widths and precisions (`%10000000000s`, `{:>10000000000}`) pad without
     limit; where the string takes them from its arguments, their numbers are checked too."""
@@ -110,7 +134,7 @@ class _CheckedJoins(CodeGenerator):
 
 def joined(parts: Iterable[Any], separator: str = "") -> str:
     """`separator.join` of the parts as text (`~`, `str.join`, `|join`), measured first."""
-    texts = list(map(str, parts))
+    texts = [part if isinstance(part, str) else str(check_as_text(part)) for part in parts]
     check_size(sum(map(len, texts)) + len(separator) * max(len(texts) - 1, 0))
     return separator.join(texts)
 
@@ -131,11 +155,17 @@ def _limited(name: str, size: Callable[..., int]) -> Callable[..., Any]:
     return checked
 
 
+def _checked_as_text(value: Any, *_: Any, **__: Any) -> int:
+    """For `_limited`: `check_as_text` has refused `value` already if it was too long."""
+    check_as_text(value)
+    return 0
+
+
 def _join_size(value: Iterable[Any], d: str = "", attribute: Any = None) -> int:
     """What `|join` builds (it consumes `value`: only lists and tuples are measured)."""
     if attribute is not None or not isinstance(value, (list, tuple)):
         return 0
-    return sum(len(str(item)) for item in value) + len(str(d)) * max(len(value) - 1, 0)
+    return sum(len(str(check_as_text(item))) for item in value) + len(str(d)) * max(len(value) - 1, 0)
 
 
 class Sandbox(ImmutableSandboxedEnvironment):
@@ -145,7 +175,7 @@ class Sandbox(ImmutableSandboxedEnvironment):
     code_generator_class = _CheckedJoins
 
     def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+        super().__init__(finalize=check_as_text, **options)  # (finalize: what each {{ }} outputs)
         self.globals["range"] = TimedRange
         self.filters.update({
             "center": _limited("center", lambda value, width=80: width),
@@ -158,6 +188,8 @@ class Sandbox(ImmutableSandboxedEnvironment):
             "batch": _limited("batch", lambda value, linecount, *_, **__: linecount),
             "slice": _limited("slice", lambda value, slices, *_, **__: slices),
             "join": _limited("join", _join_size),
+            "string": _limited("string", _checked_as_text),
+            "pprint": _limited("pprint", _checked_as_text),
         })
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
