@@ -66,7 +66,7 @@ class TimedRange:
 
 def check_size(size: int, limit: int = LONGEST_TEXT, what: str = "a text longer than {:,} characters") -> None:
     """Refuse to build something of `size` (characters, items, bits) past `limit`: `what` says what."""
-    if size > limit:
+    if isinstance(size, int) and size > limit:  # (not an int: the call it checks fails on its own)
         raise jinja2.exceptions.SecurityError(what.format(limit) + " was refused")
 
 
