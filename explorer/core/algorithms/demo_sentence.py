@@ -87,7 +87,8 @@ def first_sentence(texts: Iterable[str]) -> str:
 
 
 def source_sentence(source: Source) -> str:
-    """`first_sentence` of one corpus source (its first file, for a folder)."""
+    """`first_sentence` of one corpus source: a file, or pasted text (the Training pane walks no
+    folder for it)."""
     return first_sentence(CorpusReader([source]).source_texts(source))
 
 
