@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -23,6 +23,13 @@ NICE = 5  # the child's scheduling priority below the window's (Unix)
 # once) would otherwise send one batch of tens of thousands, which the window unpickles and shows
 # in one go, holding its event loop for a tenth of a second.
 MAX_BATCH = 512
+
+
+def returned(function: Callable[..., Any], *args: Any) -> Iterator[None]:
+    """`function(*args)` as a generator that yields nothing and returns its value: a plain call
+    in the form a child runs (`Workers.start_process_call`)."""
+    return function(*args)
+    yield  # (makes this a generator)
 
 
 def child_main(function: Callable[..., Iterable[Any]], args: tuple[Any, ...], step_types: tuple[type, ...],

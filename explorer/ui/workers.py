@@ -28,7 +28,7 @@ import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from explorer.core.errors import ExplorerError
-from explorer.ui.process_child import child_main
+from explorer.ui.process_child import child_main, returned
 
 BATCH_SECONDS = 0.04
 # How long a thread that wants the interpreter lock waits before a busy worker must hand it over.
@@ -303,6 +303,13 @@ class Workers(QObject):
     def start_call(self, name: str, function: Callable[[], Any], key: str | None = None) -> Job:
         """Run `function()` off the GUI thread; its return value arrives through `finished`."""
         return self.start(name, lambda: one_value(function), key)
+
+    def start_process_call(self, name: str, function: Callable[..., Any], args: tuple[Any, ...] = (),
+                           key: str | None = None) -> ProcessJob:
+        """Run `function(*args)` (module-level, or a method of a picklable object) in a child process;
+        its return value arrives through `finished`. For work that would hold the interpreter lock:
+        in a thread of this process it holds up the window."""
+        return self.start_process(name, returned, (function, *args), key)
 
     def start_process(self, name: str, function: Callable[..., Iterable[Any]], args: tuple[Any, ...] = (),
                       key: str | None = None, step_types: tuple[type, ...] = (object,)) -> ProcessJob:

@@ -10,7 +10,7 @@ by earlier merges, so when merge r applies, no pair of a lower rank is left.
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from explorer.core.algorithms.train import Merge
@@ -101,9 +101,3 @@ def read_quickly(source: Source) -> bool:
         return Path(source.path).stat().st_size <= QUICK_BYTES
     except OSError:
         return True  # (nothing to read: the reader says so)
-
-
-def source_sentence_result(source: Source) -> Generator[None, None, str]:
-    """`source_sentence` as the result of a generator: the form a child process runs."""
-    yield from ()
-    return source_sentence(source)

@@ -17,8 +17,8 @@ from typing import Any
 
 import jinja2
 from jinja2.compiler import CodeGenerator, Frame
-from jinja2.filters import FILTERS
-from jinja2.nodes import Concat
+from jinja2.filters import FILTERS, make_attrgetter
+from jinja2.nodes import Concat, EvalContext
 from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
 
 RENDER_SECONDS = 5.0  # a rendering still looping after this long is stopped
@@ -132,10 +132,10 @@ class _CheckedJoins(CodeGenerator):
         self.write("))")
 
 
-def joined(parts: Iterable[Any], separator: str = "") -> str:
+def joined(parts: Iterable[Any], separator: str = "", what: str = "a text longer than {:,} characters") -> str:
     """`separator.join` of the parts as text (`~`, `str.join`, `|join`), measured first."""
     texts = [part if isinstance(part, str) else str(check_as_text(part)) for part in parts]
-    check_size(sum(map(len, texts)) + len(separator) * max(len(texts) - 1, 0))
+    check_size(sum(map(len, texts)) + len(separator) * max(len(texts) - 1, 0), what=what)
     return separator.join(texts)
 
 
@@ -161,11 +161,12 @@ def _checked_as_text(value: Any, *_: Any, **__: Any) -> int:
     return 0
 
 
-def _join_size(value: Iterable[Any], d: str = "", attribute: Any = None) -> int:
-    """What `|join` builds (it consumes `value`: only lists and tuples are measured)."""
-    if attribute is not None or not isinstance(value, (list, tuple)):
-        return 0
-    return sum(len(str(check_as_text(item))) for item in value) + len(str(d)) * max(len(value) - 1, 0)
+@jinja2.pass_eval_context
+def _join(context: EvalContext, value: Iterable[Any], d: str = "", attribute: Any = None) -> str:
+    """`|join`, measured first: with autoescape off (as here) Jinja's is `d.join` of the items as text."""
+    if attribute is not None:
+        value = map(make_attrgetter(context.environment, attribute), value)
+    return joined(value, str(d), "a |join longer than {:,}")
 
 
 class Sandbox(ImmutableSandboxedEnvironment):
@@ -187,7 +188,7 @@ class Sandbox(ImmutableSandboxedEnvironment):
                 str(value), "replace", (str(old), str(new)), {})),
             "batch": _limited("batch", lambda value, linecount, *_, **__: linecount),
             "slice": _limited("slice", lambda value, slices, *_, **__: slices),
-            "join": _limited("join", _join_size),
+            "join": _join,
             "string": _limited("string", _checked_as_text),
             "pprint": _limited("pprint", _checked_as_text),
         })

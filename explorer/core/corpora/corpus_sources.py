@@ -17,7 +17,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -183,6 +183,7 @@ def list_files(source: Source) -> tuple[list[Path], list[Skipped]]:
 
 
 SAMPLED_CHARS = 1 << 20  # of a JSON Lines or CSV file's start, read for its fields (a record cut there still counts)
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
 
 
 def record_fields(path: str | os.PathLike[str], encoding: str = "utf-8", sample: int = 50) -> list[str]:
@@ -219,7 +220,7 @@ def _leading_string_fields(line: str) -> list[str]:
     """The same for a JSON object cut short: the keys whose string value starts before the cut
     (a record of a gigabyte has its text field among them)."""
     decoder, fields = json.JSONDecoder(), []
-    skip_space = re.compile(r"[ \t\n\r]*").match
+    skip_space = _JSON_SPACE.match
     position = skip_space(line).end()
     if not line.startswith("{", position):
         return []
@@ -245,8 +246,7 @@ def _leading_string_fields(line: str) -> list[str]:
 
 def _csv_header(path: Path, start: str, whole: bool) -> list[str]:
     """The column names of the first row of `start`, the beginning of a CSV file."""
-    first = start.split("\n", 1)
-    if len(first) == 1 and not whole:
+    if "\n" not in start and not whole:
         raise CorpusError(f"{path}: the first line is over {SAMPLED_CHARS:,} characters long, so it is no "
                           "header of column names, which a CSV corpus starts with; to read the file as plain "
                           "text, one text per line, give it a .txt name")
@@ -491,18 +491,16 @@ class Corpus:
         """The training texts; with `whole`, each plain file is one text (as the "minbpe" rules read them)."""
         return CorpusReader(_whole(self.sources) if whole else self.sources)
 
+    def total_bytes(self) -> int:
+        """The bytes its training texts will read, its folders walked. Walking 30,000 files opens
+        each (seconds): the window asks a child process (in a thread of its own process it would
+        hold up the window, through the interpreter lock, tens of milliseconds at a time)."""
+        return self.reader().total_bytes
+
     def held_out_reader(self, whole: bool = False) -> CorpusReader | None:
         if self.held_out is None:
             return None
         return CorpusReader(_whole((self.held_out,)) if whole else [self.held_out])
-
-
-def corpus_bytes(corpus: Corpus) -> Generator[None, None, int]:
-    """The bytes `corpus` will read, its folders walked, as the result of a generator: the form a
-    child process runs. Walking 30,000 files opens each; in a thread of the window's process that
-    holds up the window (the interpreter lock) for tens of milliseconds at a time."""
-    yield from ()
-    return corpus.reader().total_bytes
 
 
 def _whole(sources: Iterable[Source]) -> list[Source]:

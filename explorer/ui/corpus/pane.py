@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from explorer.core.plural import human_bytes, plural
 from explorer.core.analysis.corpus_stats import SourceStats, scan_sources
 from explorer.core.corpora.corpus_sources import (
-    DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, corpus_bytes, record_fields, sample_sources,
+    DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, record_fields, sample_sources,
     stdlib_source)
 from explorer.core.errors import CorpusError
 from explorer.core.files import missing_reason
@@ -327,7 +327,7 @@ class CorpusPane(Pane):
             return human_bytes(CorpusReader([source]).total_bytes)
         if source not in self._folder_sizes:  # the files it will read: a walk that opens each, off this thread
             self._folder_sizes[source] = None
-            job = self.session.workers.start_process("sizing the held-out folder", corpus_bytes, (Corpus((source,)),))
+            job = self.session.workers.start_process_call("sizing the held-out folder", Corpus((source,)).total_bytes)
             job.on("finished", self._on_folder_sized, source)
         size = self._folder_sizes[source]
         return "sizing..." if size is None else human_bytes(size)

@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
 from explorer.core.plural import human_bytes
 from explorer import __version__
 from explorer.core.algorithms.bpe import BPE
-from explorer.core.corpora.corpus_sources import (Corpus, Source, corpus_bytes, is_toy_sample,
+from explorer.core.corpora.corpus_sources import (Corpus, Source, is_toy_sample,
                                                    sample_sources)
 from explorer.core.algorithms.demo_sentence import (
-    first_sentence, read_quickly, source_sentence, source_sentence_result)
+    first_sentence, read_quickly, source_sentence)
 from explorer.core.errors import ExplorerError
 from explorer.core.algorithms.train import Merge
 from explorer.core.algorithms.training_run import TrainingSettings, build_tokenizer
@@ -616,8 +616,8 @@ class TrainingPane(Pane):
             if any(source.kind == "folder" for source in corpus.sources):
                 # the files a folder will read: a walk that opens each (seconds for 30,000 files)
                 self._show_corpus(corpus, None)
-                job = self.session.workers.start_process("sizing the corpus", corpus_bytes, (corpus,),
-                                                         key="training:corpus size")
+                job = self.session.workers.start_process_call("sizing the corpus", corpus.total_bytes,
+                                                              key="training:corpus size")
                 job.on("finished", self._on_corpus_sized, corpus)
             else:
                 self._show_corpus(corpus, corpus.reader().total_bytes)
@@ -640,8 +640,8 @@ class TrainingPane(Pane):
         elif read_quickly(source):
             self.demo.set_sentence(source_sentence(source))
         else:
-            job = self.session.workers.start_process("finding a sentence for the live demo", source_sentence_result,
-                                                     (source,), key="training:corpus sentence")
+            job = self.session.workers.start_process_call("finding a sentence for the live demo", source_sentence,
+                                                          (source,), key="training:corpus sentence")
             job.on("finished", self._on_corpus_sentence, corpus)
 
     def _on_corpus_sentence(self, _job: object, corpus: Corpus, sentence: str) -> None:
