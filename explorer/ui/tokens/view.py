@@ -313,13 +313,18 @@ class TokenView(QPlainTextEdit):
         colour as the text does (neighbouring tokens of one colour are still told apart)."""
         return QColor(self.palette().text().color())
 
-    def boundary_marks(self, rect: QRectF, tick: QRectF) -> tuple[QRectF, QRectF]:
+    def boundary_width(self) -> float:
+        """The width of a token's boundary marks: they grow with the text (presentation mode)."""
+        return max(1.0, round(self.fontMetrics().height() / 16))
+
+    def boundary_marks(self, rect: QRectF, tick: QRectF, width: float | None = None) -> tuple[QRectF, QRectF]:
         """(gap, notch) where a token starts, in the box `rect`: a cut of the page's colour through
         the box, and a short notch of `boundary_color` at its foot. A full-height line in the text's
         colour at every start read as one more stroke of the letters beside it (Devanagari's bars,
         Thai's vowels) and was a fence in a line of short tokens; the notch stays under the letters'
-        body, the gap parts two boxes of one colour. Both grow with the text (presentation mode)."""
-        width = max(1.0, round(self.fontMetrics().height() / 16))
+        body, the gap parts two boxes of one colour. `width`: boundary_width(), which a paint reads
+        once for all its tokens (a font's metrics per token were a third of the strip's paint)."""
+        width = self.boundary_width() if width is None else width
         notch = max(3.0, round(rect.height() / 4))
         left = tick.left() if tick.left() + width <= rect.right() else rect.right() - width
         return (QRectF(left, rect.top(), width, rect.height()),
@@ -332,14 +337,14 @@ class TokenView(QPlainTextEdit):
         blocks = list(self._token_blocks(on_screen))
         painter = QPainter(self.viewport())
         boundary, page = self.boundary_color(), self.palette().base().color()
-        color = self._color
+        color, width = self._color, self.boundary_width()
         for origin, first, boxes in blocks:
             painter.translate(origin)
             ids = self.ids[first:first + boxes[-1][0] + 1].tolist() if boxes else []
             for offset, rect, tick in boxes:
                 painter.fillRect(rect, color(ids[offset]))
                 if tick is not None:
-                    gap, notch = self.boundary_marks(rect, tick)
+                    gap, notch = self.boundary_marks(rect, tick, width)
                     painter.fillRect(gap, page)
                     painter.fillRect(notch, boundary)
             painter.translate(-origin)
