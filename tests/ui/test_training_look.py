@@ -190,3 +190,26 @@ def test_the_new_token_column_shows_a_long_merge_whole(qtbot, session, pane: Tra
     assert last.data(Qt.ItemDataRole.DisplayRole) == "·neighbours"
     font = last.data(Qt.ItemDataRole.FontRole) or pane.table.font()
     assert pane.table.columnWidth(NEW) >= QFontMetrics(font).horizontalAdvance("·neighbours") + 8
+
+
+def test_a_new_run_shows_the_sentence_with_its_own_tokens_texts(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    """The sentence keeps each token's display between redraws (issue 16): a new run's ids mean
+    other bytes, and must be shown as the new run's tokens, not as the last run's."""
+    from explorer.ui.tokens.display import DisplayBuilder
+    from explorer.ui.tokens.wrapping import keep_whole, shown
+    from explorer.ui.training.demo import _Vocab
+
+    sentence = "The garden बगीचा belongs to everyone."
+    pane.demo.set_sentence(sentence, edited=True)
+    for corpus in ("english.txt", "hindi.txt"):
+        use(session, corpus)
+        pane.form.set_vocab_size(700)
+        pane.start()
+        wait_ended(qtbot, pane)
+        qtbot.waitUntil(lambda: pane.demo.tokens.applied == len(pane.model.merges), timeout=TIMEOUT)
+        ids = demo_ids(pane)
+        assert ids == pane.tokenizer.encode(sentence)
+        assert max(ids) >= 256  # merged tokens, whose bytes differ from one run to the other
+        fresh = DisplayBuilder(_Vocab(pane.model.vocab), False, keep_whole).piece(ids)  # type: ignore[arg-type]
+        assert shown(pane.demo.view.toPlainText()) == shown(fresh.text), corpus
+        assert "<E0>" not in fresh.text or corpus == "english.txt"  # (Hindi's run merged its letters)

@@ -49,6 +49,7 @@ class LiveSentence(QGroupBox):
         self.tokens = SentenceTokens(DEFAULT_SENTENCE, self.pattern)
         self.redraws = 0  # how often the strip was drawn (once per view tick at most)
         self.edited = False  # the user typed their own sentence: a new corpus leaves it
+        self._display: DisplayBuilder | None = None  # see _display_builder
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.setSpacing(3)
@@ -99,11 +100,11 @@ class LiveSentence(QGroupBox):
     def _redraw(self) -> None:
         self.redraws += 1
         ids = np.asarray(self.tokens.ids(), np.int64)
-        vocab = _Vocab(self.model.vocab)
-        _, _, continues = TokenFacts(vocab).look_up(ids)  # type: ignore[arg-type]
+        display = self._display_builder()
+        _, _, continues = TokenFacts(display.tokenizer).look_up(ids)  # type: ignore[arg-type]
         flags = continues * np.uint8(CUTS_START)
         flags[:-1] |= continues[1:] * np.uint8(CUTS_END)
-        piece = DisplayBuilder(vocab, False, keep_whole).piece(ids)  # type: ignore[arg-type]
+        piece = display.piece(ids)
         self.view.clear_tokens()
         self.view.follow_direction(self.tokens.text)
         self.view.append_tokens(ids, flags.astype(np.uint8), piece)
@@ -114,6 +115,16 @@ class LiveSentence(QGroupBox):
         if len(ids):
             figures += f" ({size / len(ids):.2f} bytes per token)"
         self.count.setText(figures + (f" after {plural(merges, 'merge')}" if merges else ", one per byte before any merge"))
+
+    def _display_builder(self) -> DisplayBuilder:
+        """The tokens' displays, kept while the run's vocabulary is the same list (a new run makes
+        a new one): a token's bytes never change within a run, and working its display out again
+        (where lines may break) at every redraw was half of the redraw."""
+        vocab = self.model.vocab
+        if self._display is None or self._display.tokenizer.vocab is not vocab:  # type: ignore[attr-defined]
+            self._display = DisplayBuilder(_Vocab(vocab), False, keep_whole)  # type: ignore[arg-type]
+        self._display.line = 0  # (the sentence starts a line)
+        return self._display
 
     # Looks
 
