@@ -109,15 +109,18 @@ def gui_job(corpus: str, vocab: int, pattern: str, cancel_at: float | None, tail
     cancelled_at: list[float] = []
     phases: dict[str, float] = {}  # when each phase was first seen
     long_gaps: list[tuple[float, int, int, str, int, bool]] = []  # (at, ms, CPU ms, state, merges, result shown)
+    slow_gaps: list[tuple[float, int, int, str, int, bool]] = []  # the same, over 30 ms: where the next stall may come
 
     def tick() -> None:
         now, cpu = time.perf_counter(), time.thread_time()
         gaps.append(now - last[0])
         busy.append(cpu - last_cpu[0])
-        if gaps[-1] > 0.05:
+        if gaps[-1] > 0.03:
             run = pane.run
-            long_gaps.append((round(last[0] - start, 2), round(gaps[-1] * 1000), round(busy[-1] * 1000),
+            slow_gaps.append((round(last[0] - start, 2), round(gaps[-1] * 1000), round(busy[-1] * 1000),
                               run.state if run else "-", len(run.merges) if run else 0, pane.tokenizer is not None))
+            if gaps[-1] > 0.05:
+                long_gaps.append(slow_gaps[-1])
         last[0], last_cpu[0] = now, cpu
         if now < next_sample[0]:
             return
@@ -172,7 +175,7 @@ def gui_job(corpus: str, vocab: int, pattern: str, cancel_at: float | None, tail
         "seconds": seconds, "max_stall_ms": max(gaps) * 1000, "max_busy_ms": max(busy) * 1000, "stalls_over_50ms": sum(g > 0.05 for g in gaps),
         "gui_growth_mb": (max(gui_rss) - gui_rss[0]) / 1024, "gui_end_growth_mb": (gui_rss[-1] - gui_rss[0]) / 1024,
         "child_peak_mb": child_peak[0] / 1024, "merges": len(pane.run.merges) if pane.run else 0, "samples": samples,
-        "long_gaps": long_gaps[:20], "end_gaps": [g for g in long_gaps if g[3] not in ("starting", "counting")][:20],
+        "long_gaps": long_gaps[:20], "slowest_gaps": sorted(slow_gaps, key=lambda gap: -gap[1])[:8], "end_gaps": [g for g in long_gaps if g[3] not in ("starting", "counting")][:20],
         "phases": phases, "tail_s": tail, "tail_stall_ms": max(tail_gaps) * 1000,
         "tail_stalls_over_50ms": sum(g > 0.05 for g in tail_gaps),
         "stall_until_shown_ms": max(gaps[:shown_at] or [0.0]) * 1000,
@@ -297,6 +300,7 @@ def main() -> None:
         for gap, lines in zip(gui["long_gaps"], gui["threads"]):
             print(f"    at {gap[0]} s, {gap[1]} ms: " + "\n      ".join(lines))
         print(f"  of them from the first merge on (the end of the run): {gui['end_gaps']}")
+        print(f"  the slowest gaps (s, ms, GUI thread CPU ms, state, merges, result shown): {gui['slowest_gaps']}")
         if args.eta_trace:
             trace, path = json.dumps(gui["eta_trace"]).encode(), Path(args.eta_trace)
             path.write_bytes(gzip.compress(trace) if path.suffix == ".gz" else trace)  # (as read_trace reads it)
