@@ -7,6 +7,8 @@ a row is never read without knowing which merge it is).
 
 from __future__ import annotations
 
+import time
+
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFont
@@ -39,6 +41,7 @@ class FittedColumns(QObject):
         self.content: dict[int, int] = {}  # text column -> pixels the rows measured so far need
         self._measured: set[int] = set()  # rows measured at this font (a row's texts never change)
         self._measure_due = False
+        self.measured_at = 0.0  # (time.monotonic) when the rows were last measured: see settling
         self._refit_due = False  # measured from scratch on the next turn: no measuring before it
         self.held = False  # rows go unmeasured until `refit` (see hold)
         header = table.horizontalHeader()
@@ -109,6 +112,12 @@ class FittedColumns(QObject):
     def _measure_now(self) -> None:
         self._measure_due = self._refit_due = False
         self.measure()
+        self.measured_at = time.monotonic()
+
+    def settling(self, seconds: float) -> bool:
+        """True while a measure is due or ran less than `seconds` ago: widened columns and the
+        table's new width repaint it over the next turns, in which other heavy work would add up."""
+        return self._measure_due or time.monotonic() - self.measured_at < seconds
 
     def measure(self, *_: object) -> None:
         """Widen each text column whose rows in view need more room than it has."""

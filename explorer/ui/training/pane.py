@@ -42,7 +42,7 @@ from explorer.ui.training.plots import PLOT_PARTS, SWEEP_SIZES, PlotsPanel, Trai
 from explorer.ui.progress import ProgressBar
 from explorer.ui.training.result_box import ResultBox
 from explorer.ui.training.compare_view import RulesCompareView
-from explorer.ui.training.run import FAILED, FINISHED, IDLE, PAUSED, TrainingRun
+from explorer.ui.training.run import ENDED, FAILED, FINISHED, IDLE, PAUSED, TrainingRun
 from explorer.ui.training.settings_form import SettingsForm
 from explorer.ui.training.status import escape, progress_shown, status_html
 from explorer.ui.training.tie_details import TieDetails
@@ -55,6 +55,7 @@ PUBLISH_HOLD_MS = 250  # new background jobs wait this long after a trained toke
 # in the same pass of the event loop, before the window's other timers and paint (measured: two
 # 20 ms steps chained by a zero timer were one 40-47 ms gap of a 5 ms timer; by a 1 ms timer, 25 ms).
 NEXT_FRAME_MS = 1
+SETTLE_WAITS = 10  # view ticks the final plots wait at most for the table's refit to settle
 PLOT_EVERY = 6  # plots on every sixth refresh (300 ms): repainting them is the costliest thing here
 SPEEDS = (0.5, 1, 2, 5, 10, 20, 50, 100, 1000)
 TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the text is one sequence and a tie "
@@ -434,6 +435,8 @@ class TrainingPane(Pane):
             self.plots.refresh()
 
     def _on_run_state_changed(self, state: str) -> None:
+        if state in ENDED:  # (_on_run_ended, in the same turn, does both once the last rows are in)
+            return
         self._update_controls()
         self._update_status()
 
@@ -462,10 +465,16 @@ class TrainingPane(Pane):
         self._update_controls()
         self._update_status()
 
-    def _draw_final_plots(self, run: TrainingRun) -> None:
-        """Then the tokenizer is built: on a pool thread, it would hold the interpreter lock in the
-        frame where the plots paint tens of thousands of points."""
-        if run is self.run:
+    def _draw_final_plots(self, run: TrainingRun, waited: int = 0) -> None:
+        """After the table's refit has settled, in frames of its own (together they made the longest
+        pause of a 400 MB run, issue 16), unless that takes over SETTLE_WAITS frames (a window being
+        resized all along). Then the tokenizer is built: on a pool thread, it would hold the
+        interpreter lock in the frame where the plots paint tens of thousands of points."""
+        if run is not self.run:
+            return
+        if waited < SETTLE_WAITS and self.columns.settling(UI_REFRESH_MS / 1000):
+            call_later(self, lambda: self._draw_final_plots(run, waited + 1), UI_REFRESH_MS)
+        else:
             self.plots.fit_x(len(run.merges))
             self.plots.refresh()  # (hidden until painted: its curves and labels, then their paint)
             call_later(self, lambda: self._paint_final_plots(run, 0), NEXT_FRAME_MS)
