@@ -186,3 +186,46 @@ def test_a_hugging_face_runs_columns_are_fitted_once_its_merges_have_poured_in(q
     qtbot.wait(100)
     assert "merging" not in measured and "finished" in measured  # (fitted at the end)
     assert not pane.columns.held
+
+
+def _hf_run_on_english(qtbot, session, vocab: int):  # type: ignore[no-untyped-def]
+    from explorer.core.corpora.corpus_sources import sample_sources
+    from explorer.ui.training import create_pane
+
+    pane = create_pane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1200, 800)
+    pane.show()
+    session.set_corpus(Corpus(tuple(s for s in sample_sources() if s.path.endswith("english.txt"))))
+    pane.form.set_rules("hf")
+    pane.form.set_vocab_size(vocab)
+    pane.form.engine_combo.setCurrentIndex(pane.form.engine_combo.findData("hf"))
+    return pane
+
+
+def test_a_hugging_face_runs_final_plots_wait_for_the_tables_refit(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    """The table's refit at the end of a run repaints it over the next turns: the final plots are
+    refreshed only once it has settled, not in the same turns (issue 16's longest stall)."""
+    import time
+
+    pane = _hf_run_on_english(qtbot, session, 600)
+    measured: list[float] = []
+    refreshed: list[float] = []
+    measure, refresh = pane.columns._measure_now, pane.plots.refresh
+    pane.columns._measure_now = lambda: (measure(), measured.append(time.monotonic()))[0]  # type: ignore[method-assign]
+    pane.plots.refresh = lambda: (refreshed.append(time.monotonic()), refresh())[1]  # type: ignore[method-assign]
+    assert pane.start()
+    qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=30_000)
+    assert measured and refreshed
+    assert refreshed[-1] - measured[-1] >= 0.045  # (UI_REFRESH_MS after the last measure)
+    assert pane.plots_panel.showing_plots
+
+
+def test_a_hugging_face_runs_final_plots_are_drawn_even_while_the_table_keeps_refitting(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    """A window resized all along keeps the table measuring: the plots and the tokenizer wait a
+    few ticks at most (SETTLE_WAITS), never for ever."""
+    pane = _hf_run_on_english(qtbot, session, 600)
+    pane.columns.settling = lambda seconds: True  # type: ignore[method-assign]
+    assert pane.start()
+    qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=30_000)
+    assert pane.plots_panel.showing_plots
