@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, Q
                                QVBoxLayout, QWidget)
 
 from explorer.core.errors import ExplorerError
+from explorer.ui.font_warmup import warm_steps
 from explorer.ui.menus import MenuBar, about_text  # noqa: F401 (about_text: tests and callers import it here)
 from explorer.ui.pane import PAINT_BANDS, Pane, PlaceholderPane, paint_band
 from explorer.ui.picker import TokenizerPicker
@@ -142,6 +143,8 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.setCentralWidget(self.tabs)
         call_later(self, self._prepare_next_pane, 300)
+        self._font_steps = warm_steps([self.session.font, QApplication.font()])  # (every view draws with one)
+        call_later(self, self._warm_fonts, 300)
         self.menus = MenuBar(self, [(name, title) for name, title, _ in PANES])
         self.menus.show_pane_checked(self.tabs.currentIndex())
         self.menus.dark_theme.setChecked(self.session.dark)
@@ -209,6 +212,12 @@ class MainWindow(QMainWindow):
 
     def _on_prepare_job_ended(self, _job: object, _value: object = None) -> None:
         call_later(self, lambda: self._when_quiet(self._build_step))
+
+    def _warm_fonts(self) -> None:
+        """One step of font_warmup, the next after a pause: beside the panes' steps, not after
+        them, whose wait for a quiet moment could put the last steps in the busiest frames."""
+        if not self._closing and next(self._font_steps, None) is not None:
+            call_later(self, self._warm_fonts, STEP_PAUSE_MS)
 
     def _when_quiet(self, step: Callable[[], None], waited: int = 0) -> None:
         """Run `step` once no worker thread is busy (child processes do not count), or after

@@ -90,3 +90,29 @@ def test_a_call_put_off_for_a_deleted_widget_lets_go_of_it(qtbot: QtBot) -> None
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
     assert [ref() for ref in refs] == [None, None]
+
+
+def test_the_window_opens_every_scripts_font_before_a_view_needs_it(qtbot: QtBot, session: Session, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The first Devanagari, Thai or emoji a font draws costs 1-24 ms (fontconfig finds and
+    opens the fallback font): drawn off-screen a script a step after start-up, in the text font
+    and the interface font, it is never paid in a frame that shows a run's merges (issue 16)."""
+    from PySide6.QtGui import QPainter
+
+    from explorer.ui import font_warmup
+
+    drawn: list[tuple[str, str]] = []
+
+    class Recording(QPainter):
+        def drawText(self, *args: object) -> None:  # noqa: N802 (Qt's name)
+            drawn.append((self.font().family(), str(args[-1])))
+            super().drawText(*args)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(font_warmup, "QPainter", Recording)
+    window = MainWindow(session)
+    qtbot.addWidget(window)
+    window.show()
+    words = " ".join(font_warmup.SAMPLES).split()
+    assert {"नमस्ते", "สวัสดี", "こんにちは", "😀🎉👍🏽🇯🇵", "مرحبا"} <= set(words)
+    qtbot.waitUntil(lambda: len(drawn) == 2 * len(words), timeout=20_000)
+    families = {session.font.family(), QApplication.font().family()}
+    assert {(family, word) for family in families for word in words} == set(drawn)
