@@ -5,7 +5,7 @@ has those letters, opens that font and shapes with it: 1-6 ms per script, about 
 first dozen. Without this, that cost fell in whatever frame first showed them: the Training
 pane's first rows of a multilingual corpus's merges, while tens of thousands poured in (issue
 16's longest stalls), or the first paste of a Hindi prompt. The main window draws the samples
-off-screen, one script a step, in its background steps after start-up.
+off-screen, a script a step, after start-up.
 """
 
 from __future__ import annotations

@@ -12,6 +12,11 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
 
+# The next step of a long change in a later frame: a zero timer started from a timer's slot runs
+# in the same pass of the event loop, before the window's other timers and paint (measured: two
+# 20 ms steps chained by a zero timer were one 40-47 ms gap of a 5 ms timer; by a 1 ms timer, 25 ms).
+NEXT_FRAME_MS = 1
+
 
 def call_later(context: QObject, slot: Callable[[], object], ms: int = 0) -> None:
     """Call `slot` in `ms` milliseconds (0: on the next event-loop turn), unless `context` is

@@ -32,7 +32,7 @@ from explorer.ui.pane import PAINT_BANDS, Pane, WrappingLabel
 from explorer.ui.pinned import PinnedColumnTable
 from explorer.ui.session import Session
 from explorer.ui.side_column import SideColumn, fit_side
-from explorer.ui.timers import call_later
+from explorer.ui.timers import NEXT_FRAME_MS, call_later
 from explorer.ui.training.merges_table import FittedColumns
 from explorer.ui.training.naming import default_name
 from explorer.ui.training.model import (
@@ -51,10 +51,6 @@ from explorer.ui.workers import Job
 QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's largest widget size
 UI_REFRESH_MS = 50  # new rows, status line, progress bar and scrolling, at most this often
 PUBLISH_HOLD_MS = 250  # new background jobs wait this long after a trained tokenizer is published
-# The next step of a long change in a later frame: a zero timer started from a timer's slot runs
-# in the same pass of the event loop, before the window's other timers and paint (measured: two
-# 20 ms steps chained by a zero timer were one 40-47 ms gap of a 5 ms timer; by a 1 ms timer, 25 ms).
-NEXT_FRAME_MS = 1
 SETTLE_WAITS = 10  # view ticks the final plots wait at most for the table's refit to settle
 PLOT_EVERY = 6  # plots on every sixth refresh (300 ms): repainting them is the costliest thing here
 SPEEDS = (0.5, 1, 2, 5, 10, 20, 50, 100, 1000)
