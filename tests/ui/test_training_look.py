@@ -213,3 +213,22 @@ def test_a_new_run_shows_the_sentence_with_its_own_tokens_texts(qtbot, session, 
         fresh = DisplayBuilder(_Vocab(pane.model.vocab), False, keep_whole).piece(ids)  # type: ignore[arg-type]
         assert shown(pane.demo.view.toPlainText()) == shown(fresh.text), corpus
         assert "<E0>" not in fresh.text or corpus == "english.txt"  # (Hindi's run merged its letters)
+
+
+def test_the_end_of_a_run_lays_the_status_out_once(qtbot, session, pane: TrainingPane) -> None:  # type: ignore[no-untyped-def]
+    """Laying the status out (its HTML in a document, to keep its height) took 5-10 ms a time, and
+    the turn that ended a run did it two or three times (issue 16's longest stall at 400 MB)."""
+    use(session, "english.txt")
+    pane.form.set_vocab_size(400)
+    laid_out: list[bool] = []  # whether the tokenizer was built yet, for each lay-out once the run ended
+    fit = pane._fit_status
+
+    def counting() -> None:
+        if pane.run is not None and not pane.run.is_running:
+            laid_out.append(pane.tokenizer is not None)
+        fit()
+
+    pane._fit_status = counting  # type: ignore[method-assign]
+    pane.start()
+    wait_ended(qtbot, pane)
+    assert laid_out.count(False) == 1  # the turn that ended it (and once more when the tokenizer is in)

@@ -445,6 +445,7 @@ class TrainingPane(Pane):
     def _on_run_ended(self, state: str) -> None:
         self.ui_timer.stop()
         hf = self._hf_run()
+        self._status_dirty = False  # (the status is laid out once, below, with the last rows in the table)
         self._on_ui_timer_timeout(plots=not hf)
         self.columns.refit()  # (the last rows, not the longest that streamed past: the new token beside them)
         run = self.run
