@@ -104,20 +104,28 @@ def test_showing_split_characters_imports_nothing_on_the_gui_thread() -> None:
     assert output.split() == ["[1,", "2]", "[]", "False"]
 
 
-def test_after_a_hugging_face_run_the_sentence_shows_every_merge(qtbot, session) -> None:  # type: ignore[no-untyped-def]
-    """While its merges pour in, the sentence is redrawn on ticks of its own: in the end it has
-    every merge, as the core's SentenceTokens gives it."""
-    from explorer.core.algorithms.demo_sentence import SentenceTokens
+def _hf_run_on_english(qtbot, session, vocab: int):  # type: ignore[no-untyped-def]
+    """A shown Training pane set to train english.txt to `vocab` with the Hugging Face engine."""
+    from explorer.core.corpora.corpus_sources import sample_sources
     from explorer.ui.training import create_pane
 
     pane = create_pane(session)
     qtbot.addWidget(pane)
-    from explorer.core.corpora.corpus_sources import sample_sources
-
+    pane.resize(1200, 800)
+    pane.show()
     session.set_corpus(Corpus(tuple(s for s in sample_sources() if s.path.endswith("english.txt"))))
     pane.form.set_rules("hf")
-    pane.form.set_vocab_size(1000)
+    pane.form.set_vocab_size(vocab)
     pane.form.engine_combo.setCurrentIndex(pane.form.engine_combo.findData("hf"))
+    return pane
+
+
+def test_after_a_hugging_face_run_the_sentence_shows_every_merge(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    """While its merges pour in, the sentence is redrawn on ticks of its own: in the end it has
+    every merge, as the core's SentenceTokens gives it."""
+    from explorer.core.algorithms.demo_sentence import SentenceTokens
+
+    pane = _hf_run_on_english(qtbot, session, 1000)
     pane.demo.set_sentence("the cat sat on the hat", edited=True)
     assert pane.start()
     qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=30_000)
@@ -132,15 +140,7 @@ def test_a_hugging_face_runs_plots_are_filled_and_shown_in_turns_of_their_own(qt
     one frame of 50-100 ms at the end of a 32,768 run."""
     from PySide6.QtCore import QTimer
 
-    from explorer.core.corpora.corpus_sources import sample_sources
-    from explorer.ui.training import create_pane
-
-    pane = create_pane(session)
-    qtbot.addWidget(pane)
-    session.set_corpus(Corpus(tuple(s for s in sample_sources() if s.path.endswith("english.txt"))))
-    pane.form.set_rules("hf")
-    pane.form.set_vocab_size(600)
-    pane.form.engine_combo.setCurrentIndex(pane.form.engine_combo.findData("hf"))
+    pane = _hf_run_on_english(qtbot, session, 600)
     turn = [0]
     ticker = QTimer()
     ticker.setInterval(0)
@@ -186,21 +186,6 @@ def test_a_hugging_face_runs_columns_are_fitted_once_its_merges_have_poured_in(q
     qtbot.wait(100)
     assert "merging" not in measured and "finished" in measured  # (fitted at the end)
     assert not pane.columns.held
-
-
-def _hf_run_on_english(qtbot, session, vocab: int):  # type: ignore[no-untyped-def]
-    from explorer.core.corpora.corpus_sources import sample_sources
-    from explorer.ui.training import create_pane
-
-    pane = create_pane(session)
-    qtbot.addWidget(pane)
-    pane.resize(1200, 800)
-    pane.show()
-    session.set_corpus(Corpus(tuple(s for s in sample_sources() if s.path.endswith("english.txt"))))
-    pane.form.set_rules("hf")
-    pane.form.set_vocab_size(vocab)
-    pane.form.engine_combo.setCurrentIndex(pane.form.engine_combo.findData("hf"))
-    return pane
 
 
 def test_a_hugging_face_runs_final_plots_wait_for_the_tables_refit(qtbot, session) -> None:  # type: ignore[no-untyped-def]
