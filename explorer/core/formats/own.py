@@ -31,9 +31,12 @@ def from_merges(
 
 
 def to_json(tokenizer: BPE) -> str:
-    """The file's text, one merge to a line. The merges are written by json's C encoder: with
-    `indent` json uses its Python one, whose scratch (16 MB for 32k merges) was the peak memory
-    of training 10 MB and saving the result."""
+    """The file's text, one merge to a line. The merges are written as strings, as json writes
+    them, not by json: with `indent` json uses its Python encoder, whose scratch (16 MB for 32k
+    merges) was the peak memory of training 10 MB and saving the result; its C encoder holds the
+    interpreter lock for a whole call (30-40 ms for 32,768 merges), and a relay thread writes
+    this document for a child process while the window paints. Strings also make no containers
+    for the garbage collector to walk (32,768 rows as lists set off collections of 15-25 ms)."""
     counts = tokenizer.counts or [0] * len(tokenizer.merges)
     document = {
         "format": FORMAT,
@@ -44,8 +47,8 @@ def to_json(tokenizer: BPE) -> str:
         "merges": None,  # (in its place below: no value before it can spell `"merges": null` unescaped)
         "metadata": tokenizer.metadata,
     }
-    rows = [[left, right, new_id, count] for (left, right, new_id), count in zip(tokenizer.merges, counts)]
-    merges = json.dumps(rows).replace("], [", "],\n  [")
+    merges = "[" + ",\n  ".join(f"[{left}, {right}, {new_id}, {count}]"
+                                 for (left, right, new_id), count in zip(tokenizer.merges, counts)) + "]"
     return json.dumps(document, ensure_ascii=False, indent=1).replace('"merges": null', f'"merges": {merges}', 1)
 
 
