@@ -206,6 +206,54 @@ def test_a_hugging_face_runs_final_plots_wait_for_the_tables_refit(qtbot, sessio
     assert pane.plots_panel.showing_plots
 
 
+def test_a_hugging_face_runs_rows_are_measured_in_one_frame_and_the_columns_widened_in_the_next(qtbot, session, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Measuring the rows in view at the end of a run takes 10 ms, the repaint of the widened
+    table 30-40 ms more: together they made a 55 ms frame on 10 MB of multilingual text."""
+    from PySide6.QtCore import QTimer
+
+    from explorer.ui.training import merges_table
+
+    pane = _hf_run_on_english(qtbot, session, 600)
+    passes = [0]  # event-loop passes: a zero timer fires once in each
+    ticker = QTimer(interval=0, timeout=lambda: passes.__setitem__(0, passes[0] + 1))
+    ticker.start()
+    ended = lambda: pane.run is not None and pane.run.state == "finished"  # noqa: E731
+    measured: list[int] = []
+    widened: list[int] = []
+    width = merges_table.column_width
+    monkeypatch.setattr(merges_table, "column_width", lambda *args: (
+        ended() and measured.append(passes[0]), width(*args))[1])
+    pane.columns.widened.connect(lambda: ended() and widened.append(passes[0]))
+    assert pane.start()
+    qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=30_000)
+    ticker.stop()
+    assert measured and widened  # (the end's refit: the rows in view measured, the columns widened to them)
+    assert not set(measured) & set(widened) and min(widened) > min(measured)
+
+
+def test_a_refit_between_the_measure_and_the_widening_measures_its_own_rows(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    """A new font (zoom) after the rows were measured and before the columns widened: the widths
+    measured at the old font are dropped, and the rows are measured again at the new one."""
+    pane = _hf_run_on_english(qtbot, session, 400)
+    assert pane.start()
+    qtbot.waitUntil(lambda: pane.tokenizer is not None and not pane.columns.settling(0), timeout=30_000)
+    columns = pane.columns
+    columns.refit()
+    qtbot.waitUntil(lambda: not columns.settling(0), timeout=5_000)
+    fitted = dict(columns.content)
+    columns.content.clear()
+    columns._measured.clear()
+    columns._measure_due = True
+    columns._measure_now()  # measured; the widening waits for the next frame
+    stale = {column: width + 500 for column, width in fitted.items()}
+    widen = columns._widen_later
+    columns._widen_later = lambda needed, fits: widen(stale, fits)  # type: ignore[method-assign]  # (the pending one)
+    columns.refit()
+    columns._widen_later = widen  # type: ignore[method-assign]
+    qtbot.waitUntil(lambda: not columns.settling(0), timeout=5_000)
+    assert columns.content == fitted and not columns._refit_due
+
+
 def test_a_hugging_face_runs_final_plots_are_drawn_even_while_the_table_keeps_refitting(qtbot, session) -> None:  # type: ignore[no-untyped-def]
     """A window resized all along keeps the table measuring: the plots and the tokenizer wait a
     few ticks at most (SETTLE_WAITS), never for ever."""

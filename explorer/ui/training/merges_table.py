@@ -43,6 +43,7 @@ class FittedColumns(QObject):
         self._measure_due = False
         self.measured_at = 0.0  # (time.monotonic) when the rows were last measured: see settling
         self._refit_due = False  # measured from scratch on the next turn: no measuring before it
+        self._fits = 0  # refits so far: a widening measured before the newest refit is not applied
         self.held = False  # rows go unmeasured until `refit` (see hold)
         header = table.horizontalHeader()
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Fixed)  # set here, to fit (see fit)
@@ -73,6 +74,7 @@ class FittedColumns(QObject):
         measured on the next turn, once the view is laid out again: at a new font, the rows in
         view at the old row height and the old table height were more, and longer."""
         self.held = False
+        self._fits += 1
         self.content.clear()
         self._measured.clear()
         self._share()
@@ -103,16 +105,26 @@ class FittedColumns(QObject):
                    if c != self.stretch and not header.isSectionHidden(c))
 
     def measure_later(self, *_: object) -> None:
-        """Measure in the next frame, once: rows just inserted, or a viewport just resized, are laid
-        out by the view after this signal. (Not on a zero timer: from the turn that ended a run, it
-        ran in the same pass, one gap of 55-64 ms of a 400 MB run with the end's own work.)"""
+        """Measure in the next frame, once, and widen the columns in the frame after it: rows just
+        inserted, or a viewport just resized, are laid out by the view after this signal. (Not on a
+        zero timer: from the turn that ended a run, it ran in the same pass, one gap of 55-64 ms of
+        a 400 MB run with the end's own work. And in two frames: measuring the rows of a
+        multilingual run takes 10 ms, the repaint of the widened table 30-40 ms more.)"""
         if not self._measure_due:
             self._measure_due = True
             call_later(self, self._measure_now, NEXT_FRAME_MS)
 
     def _measure_now(self) -> None:
-        self._measure_due = self._refit_due = False
-        self.measure()
+        self._refit_due = False
+        needed, fits = self._needed(), self._fits
+        call_later(self, lambda: self._widen_later(needed, fits), NEXT_FRAME_MS)
+
+    def _widen_later(self, needed: dict[int, int], fits: int) -> None:
+        self._measure_due = False
+        if fits != self._fits:  # a refit since (a new font, an emptied table): its rows are measured afresh
+            self.measure_later()
+            return
+        self._widen(needed)
         self.measured_at = time.monotonic()
 
     def settling(self, seconds: float) -> bool:
@@ -122,17 +134,21 @@ class FittedColumns(QObject):
 
     def measure(self, *_: object) -> None:
         """Widen each text column whose rows in view need more room than it has."""
+        self._widen(self._needed())
+
+    def _needed(self) -> dict[int, int]:
+        """Pixels each text column needs for the rows in view not measured before (none of them)."""
         if self._refit_due or self.held:
-            return  # (the rows in view before the view is laid out again: see refit)
+            return {}  # (the rows in view before the view is laid out again: see refit)
         table, model = self.table, self.table.model()
         first = table.rowAt(0)
         if first < 0:
-            return
+            return {}
         last = table.rowAt(table.viewport().height() - 1)
         last = model.rowCount() - 1 if last < 0 else last
         rows = [row for row in range(first, last + 1) if row not in self._measured]
         self._measured.update(rows)
-        grown = False
+        needed: dict[int, int] = {}
         for column in (*self.parts, self.stretch) if rows else ():
             by_font: dict[str, tuple[QFont | None, list[str]]] = {}
             for row in rows:
@@ -140,10 +156,13 @@ class FittedColumns(QObject):
                 font = index.data(Qt.ItemDataRole.FontRole)
                 font = font if isinstance(font, QFont) else None
                 by_font.setdefault(font.key() if font else "", (font, []))[1].append(str(index.data() or ""))
-            needed = max(column_width(table, column, texts, font) for font, texts in by_font.values())
-            if needed > self.content.get(column, 0):
-                self.content[column] = needed
-                grown = True
+            needed[column] = max(column_width(table, column, texts, font) for font, texts in by_font.values())
+        return needed
+
+    def _widen(self, needed: dict[int, int]) -> None:
+        """Each text column at least as wide as `needed` says (and as it was)."""
+        grown = {column: width for column, width in needed.items() if width > self.content.get(column, 0)}
+        self.content.update(grown)
         if grown:
             self._share()
             self.fit()
