@@ -41,7 +41,7 @@ class FittedColumns(QObject):
         self.content: dict[int, int] = {}  # text column -> pixels the rows measured so far need
         self._measured: set[int] = set()  # rows measured at this font (a row's texts never change)
         self._measure_due = False
-        self.measured_at = 0.0  # (time.monotonic) when the rows were last measured: see settling
+        self.measured_at = 0.0  # (time.monotonic) when measured rows last widened the columns: see settling
         self._refit_due = False  # measured from scratch on the next turn: no measuring before it
         self._fits = 0  # refits so far: a widening measured before the newest refit is not applied
         self.held = False  # rows go unmeasured until `refit` (see hold)
