@@ -275,8 +275,8 @@ class VocabLoader(QObject):
 class _TrainedRef:
     """A tokenizer trained in this session, for a child process: it pickles as a TokenizerRef with
     the tokenizer's document, written as the child starts, on the job's relay thread (15-20 ms for
-    32,768 merges that the GUI thread does not spend; `own.to_json` lets go of the interpreter lock
-    throughout)."""
+    32,768 merges that the GUI thread does not spend; `own.to_json` writes them in Python, so the
+    interpreter lock changes hands between rows)."""
 
     def __init__(self, tokenizer: BPE) -> None:
         self.tokenizer = tokenizer
