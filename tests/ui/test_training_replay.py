@@ -247,7 +247,7 @@ def test_a_refit_between_the_measure_and_the_widening_measures_its_own_rows(qtbo
     columns._measure_now()  # measured; the widening waits for the next frame
     stale = {column: width + 500 for column, width in fitted.items()}
     widen = columns._widen_later
-    columns._widen_later = lambda needed, fits: widen(stale, fits)  # type: ignore[method-assign]  # (the pending one)
+    columns._widen_later = lambda needed: widen(stale)  # type: ignore[method-assign]  # (the pending one)
     columns.refit()
     columns._widen_later = widen  # type: ignore[method-assign]
     qtbot.waitUntil(lambda: not columns.settling(0), timeout=5_000)

@@ -43,7 +43,6 @@ class FittedColumns(QObject):
         self._measure_due = False
         self.measured_at = 0.0  # (time.monotonic) when measured rows last widened the columns: see settling
         self._refit_due = False  # measured from scratch on the next turn: no measuring before it
-        self._fits = 0  # refits so far: a widening measured before the newest refit is not applied
         self.held = False  # rows go unmeasured until `refit` (see hold)
         header = table.horizontalHeader()
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Fixed)  # set here, to fit (see fit)
@@ -74,7 +73,6 @@ class FittedColumns(QObject):
         measured on the next turn, once the view is laid out again: at a new font, the rows in
         view at the old row height and the old table height were more, and longer."""
         self.held = False
-        self._fits += 1
         self.content.clear()
         self._measured.clear()
         self._share()
@@ -116,12 +114,12 @@ class FittedColumns(QObject):
 
     def _measure_now(self) -> None:
         self._refit_due = False
-        needed, fits = self._needed(), self._fits
-        call_later(self, lambda: self._widen_later(needed, fits), NEXT_FRAME_MS)
+        needed = self._needed()
+        call_later(self, lambda: self._widen_later(needed), NEXT_FRAME_MS)
 
-    def _widen_later(self, needed: dict[int, int], fits: int) -> None:
+    def _widen_later(self, needed: dict[int, int]) -> None:
         self._measure_due = False
-        if fits != self._fits:  # a refit since (a new font, an emptied table): its rows are measured afresh
+        if self._refit_due:  # a refit since (a new font, an emptied table): its rows are measured afresh
             self.measure_later()
             return
         self._widen(needed)
