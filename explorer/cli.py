@@ -27,7 +27,7 @@ from explorer.core.files import check_output, display_path, rescue_paths, unused
 from explorer.core.formats import own
 from explorer.core.formats.export import EXPORT_FORMATS, export
 from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS, REGEX_PREFIX, Pretokenizer, natural_reference
-from explorer.core.sources.load import bundled_names, list_tokenizers, load_tokenizer
+from explorer.core.sources.load import bundled_names, is_tokenizer_file, list_tokenizers, load_tokenizer
 from explorer.core.sources.tokenizer import SPECIAL_MODES, UnsupportedView
 
 
@@ -272,6 +272,10 @@ def _cmd_chunks(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     check_output(args.out, [args.tokenizer])
+    target = Path(args.out)
+    if target.is_file() and target.stat().st_size and not is_tokenizer_file(target):  # (a mistyped name)
+        raise OutputFileError(f"{display_path(target)}: exists and is not a tokenizer file; exporting would "
+                              "replace it, so name another file (or delete this one first)")
     tokenizer = load(args)
     export(tokenizer, args.format, args.out)
     print(f"{PROG}: wrote {display_path(args.out)}", file=sys.stderr)

@@ -389,3 +389,25 @@ def test_screenshot_to_a_name_that_is_not_utf8(tmp_path: Path) -> None:
     result = run("screenshot", "--pane", "chunks", "--out", out, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert result.returncode == 0 and one_line(result) == f"{PROG}: wrote {tmp_path}/shot\ufffd.png"
     assert [p.name for p in tmp_path.iterdir()] == [os.fsdecode(b"shot\xff.png")]  # that name, not U+FFFD's bytes
+
+
+def test_export_never_replaces_a_file_that_is_not_a_tokenizer(tmp_path: Path, corpus: Path) -> None:
+    """A mistyped --out (the corpus, notes.json) is refused before any work; an earlier export of
+    any format is a tokenizer file and is replaced, as re-running the command expects."""
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"todo": ["check the digits"]}', encoding="utf-8")
+    ranks = tmp_path / "broken.tiktoken"
+    ranks.write_text("not ranks at all\n", encoding="utf-8")
+    for out in (corpus, notes, ranks):
+        refused(("export", "--tokenizer", "gpt2", "--format", "hf", "--out", str(out)),
+                "exists and is not a tokenizer file", [corpus, notes, ranks])
+    trained = tmp_path / "trained.json"
+    assert run("train", "--vocab-size", "260", "--out", str(trained), str(corpus)).returncode == 0
+    for format, name in (("hf", "tok.json"), ("tiktoken", "tok.tiktoken"), ("minbpe", "tok.model")):
+        out = tmp_path / name
+        for _ in range(2):  # the second run replaces the first one's file
+            result = run("export", "--tokenizer", str(trained), "--format", format, "--out", str(out))
+            assert result.returncode == 0, result.stderr
+    empty = tmp_path / "empty.json"
+    empty.touch()
+    assert run("export", "--tokenizer", str(trained), "--format", "hf", "--out", str(empty)).returncode == 0

@@ -101,13 +101,11 @@ def load_file(path: Path, pattern: str | None = None) -> Tokenizer:
     from explorer.core.sources.sentencepiece import SentencePieceTokenizer
 
     data = read_bytes(path)
-    if minbpe.is_minbpe(data):
+    kind = _kind_of(path, data)
+    if kind == "minbpe":
         return minbpe.load(path)
-    if path.suffix == ".json" or data.lstrip()[:1] == b"{":
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise TokenizerFileError(path, f"not UTF-8 text (byte {exc.start})") from None
+    if kind == "json":
+        text = _utf8(path, data)
         document = parse_json(text, path)
         if own.is_own_format(document):
             return own.from_document(document, path)
@@ -117,14 +115,53 @@ def load_file(path: Path, pattern: str | None = None) -> Tokenizer:
             return TiktokenTokenizer.from_tekken(path, document, data)
         raise TokenizerFileError(path, "unsupported JSON: neither a tokenizer-explorer file nor a Hugging Face "
                                  "tokenizer.json (which has a \"model\")")
-    if looks_like_model(data):
+    if kind == "sentencepiece":
         return SentencePieceTokenizer.from_file(path)
-    if path.suffix == ".tiktoken" or _RANK_LINE.match(data):
+    if kind == "tiktoken":
         return TiktokenTokenizer.from_file(path, pattern)
     if not data.strip():
         raise TokenizerFileError(path, "the file is empty")
     raise TokenizerFileError(path, "unsupported tokenizer file: expected a tokenizer.json, our own JSON, "
                              "a .tiktoken rank file, a minbpe .model or a SentencePiece .model")
+
+
+def _kind_of(path: Path, data: bytes) -> str | None:
+    """The format a file's first bytes (or, for JSON and .tiktoken, its name) say it is."""
+    from explorer.core.formats import minbpe
+
+    if minbpe.is_minbpe(data):
+        return "minbpe"
+    if path.suffix == ".json" or data.lstrip()[:1] == b"{":
+        return "json"
+    if looks_like_model(data):
+        return "sentencepiece"
+    if path.suffix == ".tiktoken" or _RANK_LINE.match(data):
+        return "tiktoken"
+    return None
+
+
+def _utf8(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TokenizerFileError(path, f"not UTF-8 text (byte {exc.start})") from None
+
+
+def is_tokenizer_file(path: Path) -> bool:
+    """Whether `path` holds a tokenizer in a format we read (as its content says, without building
+    it): a file that `export` may replace, where any other would be lost."""
+    from explorer.core.formats import own
+    from explorer.core.sources.hf_tokenizer import looks_like_tokenizer_json
+
+    try:
+        data = read_bytes(path)
+        kind = _kind_of(path, data)
+        if kind != "json":
+            return kind is not None and (kind != "tiktoken" or _RANK_LINE.match(data) is not None)
+        document = parse_json(_utf8(path, data), path)
+    except TokenizerFileError:
+        return False
+    return own.is_own_format(document) or looks_like_tokenizer_json(document) or tekken.is_tekken(document)
 
 
 def bundled_tokenizers() -> list[TokenizerEntry]:
