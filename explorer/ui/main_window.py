@@ -8,13 +8,14 @@ from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar,
+from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QToolBar,
                                QVBoxLayout, QWidget)
 
 from explorer.core.errors import ExplorerError
 from explorer.ui.font_warmup import warm_steps
 from explorer.ui.menus import MenuBar, about_text  # noqa: F401 (about_text: tests and callers import it here)
 from explorer.ui.pane import PAINT_BANDS, Pane, PlaceholderPane, paint_band
+from explorer.ui.pane_tabs import PaneTabs
 from explorer.ui.picker import TokenizerPicker
 from explorer.ui.session import Session
 from explorer.ui.theme import BASE_POINT_SIZE, PRESENTATION_POINT_SIZE, apply_theme, is_dark
@@ -124,7 +125,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         apply_zoom(self.session.point_size)  # a zoom kept from the last run: every font at that size
         self.panes = _Panes(self._build_pane)
-        self.tabs = QTabWidget(self)
+        self.tabs = PaneTabs(self)
         self.tabs.setDocumentMode(True)
         self._slots: dict[str, QWidget] = {}
         self._closing = False

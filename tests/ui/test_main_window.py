@@ -116,3 +116,47 @@ def test_the_window_opens_every_scripts_font_before_a_view_needs_it(qtbot: QtBot
     qtbot.waitUntil(lambda: len(drawn) == 2 * len(words), timeout=20_000)
     families = {session.font.family(), QApplication.font().family()}
     assert {(family, word) for family in families for word in words} == set(drawn)
+
+
+def test_a_label_changing_in_a_pane_repaints_the_label_not_the_whole_window(qtbot: QtBot, session: Session) -> None:
+    """A status line's new text reached the QTabWidget as a LayoutRequest, which repainted every
+    widget of the pane with it (10-20 ms of the last frames of a training run). A change of what
+    the tabs are placed by (a page's minimum size, the tab bar's height at a larger font) is still
+    laid out: the pages stay below the tab bar."""
+    from PySide6.QtCore import QObject
+    from PySide6.QtWidgets import QLabel
+
+    window = MainWindow(session, first_pane="corpus")
+    qtbot.addWidget(window)
+    window.resize(1200, 800)
+    window.show()
+    settle(QApplication.instance(), window)
+    page = window.tabs.currentWidget()
+    label = QLabel("status", page)
+    page.layout().addWidget(label)
+    settle(QApplication.instance(), window)
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+            self.count += event.type() == QEvent.Type.Paint
+            return False
+
+    paints = Paints()
+    window.tabs.tabBar().installEventFilter(paints)
+    for text in ("status: reading", "status: merging", "status: done"):
+        label.setText(text)
+        qtbot.wait(30)
+    assert label.text() == "status: done" and paints.count == 0
+    laid_out = window.tabs.layouts
+    label.setMinimumHeight(300)
+    qtbot.waitUntil(lambda: window.tabs.layouts > laid_out, timeout=5000)
+    bar = window.tabs.tabBar()
+    low = bar.geometry().bottom()
+    session.set_point_size(BASE_POINT_SIZE + 8)
+    qtbot.waitUntil(lambda: bar.geometry().bottom() > low, timeout=5000)
+    settle(QApplication.instance(), window)
+    pages = page.parentWidget()
+    assert pages.geometry().top() > bar.geometry().bottom() - 2 and pages.geometry().bottom() <= window.tabs.height()
+    session.set_point_size(BASE_POINT_SIZE)
