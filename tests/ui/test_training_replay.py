@@ -262,3 +262,43 @@ def test_a_hugging_face_runs_final_plots_are_drawn_even_while_the_table_keeps_re
     assert pane.start()
     qtbot.waitUntil(lambda: pane.tokenizer is not None, timeout=30_000)
     assert pane.plots_panel.showing_plots
+
+
+def test_a_held_run_takes_no_records_until_let_go(qtbot) -> None:  # type: ignore[no-untyped-def]
+    run, job, ended, _ = started_run()
+    run.hold_intake(True)
+    send_all(job, [MergeStage(len(MERGES), 100_000, 1, 0, ()), *(Learned(m, -1) for m in MERGES)])
+    job.finished.emit(RunSummary(len(MERGES), False))
+    qtbot.wait(100)
+    assert run.merges == [] and not ended
+    run.hold_intake(False)
+    qtbot.waitUntil(lambda: bool(ended), timeout=10_000)
+    assert run.merges == MERGES and ended == ["finished"]
+
+
+def test_while_merges_pour_in_the_table_takes_them_with_the_run_held(qtbot, session, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The table's repaint as it follows the pour and a slice of records in one frame made the
+    window's longest pauses: rows go into a table that follows them only while the run takes
+    no records (from the tick before to the tick after), and a table that does not follow
+    holds nothing up."""
+    for following in (True, False):
+        pane = _hf_run_on_english(qtbot, session, 300)
+        job = Job("training")
+        monkeypatch.setattr(session.workers, "start_process", lambda *args, **kwargs: job)
+        pane.follow.setChecked(following)
+        held_when_rows_came: list[bool] = []
+        pane.model.rowsInserted.connect(lambda *_: held_when_rows_came.append(pane.run.held))
+        assert pane.start()
+        merges = [Merge(rank, 97, 98, 256 + rank, b"ab", 90_000 - rank, 100_000 - rank) for rank in range(30_000)]
+        records: list[object] = [MergeStage(len(merges), 100_000, 1, 0, ()), *(Learned(m, -1) for m in merges)]
+        for start in range(0, len(records), REPLAY_SLICE):  # over a second, as a relay hands them on
+            job.batch_ready.emit(records[start:start + REPLAY_SLICE])
+            qtbot.wait(15)
+        job.finished.emit(RunSummary(len(merges), False))
+        qtbot.waitUntil(lambda: pane.run.state == "finished", timeout=20_000)
+        assert pane.model.merges == merges and not pane.run.held
+        poured = held_when_rows_came[:-1]  # (the last rows go in as the run ends)
+        assert len(poured) >= 2 and all(poured) == following and any(poured) == following
+        if following:
+            bar = pane.table.verticalScrollBar()
+            assert bar.value() == bar.maximum()

@@ -53,6 +53,7 @@ UI_REFRESH_MS = 50  # new rows, status line, progress bar and scrolling, at most
 PUBLISH_HOLD_MS = 250  # new background jobs wait this long after a trained tokenizer is published
 SETTLE_WAITS = 10  # view ticks the final plots wait at most for the table's refit to settle
 PLOT_EVERY = 6  # plots on every sixth refresh (300 ms): repainting them is the costliest thing here
+POUR_CYCLE = 6  # view ticks of a Hugging Face run's pour in which the table follows once (see _pour_tick)
 SPEEDS = (0.5, 1, 2, 5, 10, 20, 50, 100, 1000)
 TOY_RULES_NOTE = ("Toy samples train with minbpe rules, as the tutorials do: the text is one sequence and a tie "
                   "goes to the pair counted first, so the merges are the tutorials' own.")
@@ -412,15 +413,11 @@ class TrainingPane(Pane):
             # (together they made the longest pause of the window during a run).
             self.plots.refresh()
             return
-        # Hugging Face's merges pour in for a second: the sentence on ticks of its own, so its
-        # redraw and the table's fall in different frames (together 15-25 ms of one frame).
-        pouring = self._hf_run() and self.run is not None and self.run.is_running
-        if pouring and self._ticks % 2:
-            self.demo.catch_up()
+        if self._hf_run() and self.run is not None and self.run.is_running:
+            self._pour_tick(self.run)
             return
         self._flush_merges()
-        if not pouring:
-            self.demo.catch_up()  # the sentence once per tick, with every merge that reached the table
+        self.demo.catch_up()  # the sentence once per tick, with every merge that reached the table
         if self._status_dirty:
             self._status_dirty = False
             self._update_status()
@@ -429,6 +426,29 @@ class TrainingPane(Pane):
         self._scroll_pending = False
         if plots:
             self.plots.refresh()
+
+    def _pour_tick(self, run: TrainingRun) -> None:
+        """Hugging Face's merges pour in for a second or two, 30,000 a second. The table's repaint
+        as it takes them (15-25 ms: rows added at its end scroll it, see _on_table_range_changed),
+        the sentence's redraw and a slice of the records each take a frame of their own: any two
+        together made the window's longest pauses. So the rows go in once a cycle, with the status
+        (which names the newest merge's tokens: it flushes them), and the run takes no records
+        from the tick before to the tick after; the sentence is redrawn on a tick of its own."""
+        phase = self._ticks % POUR_CYCLE
+        following = self.follow.isChecked() and self.table.isVisible()  # (else rows go in unseen)
+        if phase == 0:
+            run.hold_intake(bool(self._pending) and following)
+        elif phase == 1 and (run.held or not (self._pending and following)):  # (rows since: next cycle)
+            self._flush_merges()
+            self._status_dirty = False
+            self._update_status()
+            if self._scroll_pending and self.follow.isChecked():
+                self.table.scrollToBottom()
+            self._scroll_pending = False
+        elif phase == 2:
+            run.hold_intake(False)
+        elif phase == POUR_CYCLE - 2:
+            self.demo.catch_up()
 
     def _on_run_state_changed(self, state: str) -> None:
         if state in ENDED:  # (_on_run_ended, in the same turn, does both once the last rows are in)

@@ -75,6 +75,7 @@ class TrainingRun(QObject):
         self._replay.setInterval(0)  # once per event-loop turn
         self._replay.timeout.connect(self._on_replay_timeout)
         self.largest_slice = 0  # records taken in within one turn at most (tests check the bound)
+        self.held = False  # no records taken in (see hold_intake)
 
     # Control
 
@@ -198,10 +199,19 @@ class TrainingRun(QObject):
         self._inbox.append(_Ending(state, payload))
         self._take_in()
 
+    def hold_intake(self, held: bool) -> None:
+        """Take no records in while `held`: the pane repaints its table in frames without a slice of
+        them (the two together made the longest frames of a Hugging Face run's pour)."""
+        self.held = held
+        if held:
+            self._replay.stop()
+        elif self._inbox:
+            self._replay.start()
+
     def _take_in(self) -> None:
         """Take in up to REPLAY_SLICE records now, unless this turn has had its slice: then (and
         while records wait) the replay timer takes the next slice on the next turn."""
-        if not self._replay.isActive():
+        if not self._replay.isActive() and not self.held:
             self._take_slice()
 
     def _on_replay_timeout(self) -> None:
