@@ -416,16 +416,21 @@ class TrainingPane(Pane):
         if self._hf_run() and self.run is not None and self.run.is_running:
             self._pour_tick(self.run)
             return
-        self._flush_merges()
+        self._take_rows(status=self._status_dirty)
         self.demo.catch_up()  # the sentence once per tick, with every merge that reached the table
-        if self._status_dirty:
+        if plots:
+            self.plots.refresh()
+
+    def _take_rows(self, status: bool = True) -> None:
+        """The merges that came since into the table, the status with them (it names the newest
+        merge's tokens), and the table at its newest row if it follows."""
+        self._flush_merges()
+        if status:
             self._status_dirty = False
             self._update_status()
         if self._scroll_pending and self.follow.isChecked():
             self.table.scrollToBottom()
         self._scroll_pending = False
-        if plots:
-            self.plots.refresh()
 
     def _pour_tick(self, run: TrainingRun) -> None:
         """Hugging Face's merges pour in for a second or two, 30,000 a second. The table's repaint
@@ -439,12 +444,7 @@ class TrainingPane(Pane):
         if phase == 0:
             run.hold_intake(bool(self._pending) and following)
         elif phase == 1 and (run.held or not (self._pending and following)):  # (rows since: next cycle)
-            self._flush_merges()
-            self._status_dirty = False
-            self._update_status()
-            if self._scroll_pending and self.follow.isChecked():
-                self.table.scrollToBottom()
-            self._scroll_pending = False
+            self._take_rows()
         elif phase == 2:
             run.hold_intake(False)
         elif phase == POUR_CYCLE - 2:
@@ -466,21 +466,32 @@ class TrainingPane(Pane):
         self.ui_timer.stop()
         hf = self._hf_run()
         self._status_dirty = False  # (the status is laid out once, below, with the last rows in the table)
-        self._on_ui_timer_timeout(plots=not hf)
+        if hf:  # the last rows now; the sentence and the controls (their repaints) in the next frame
+            self._take_rows(status=False)
+        else:
+            self._on_ui_timer_timeout(plots=True)
         self.columns.refit()  # (the last rows, not the longest that streamed past: the new token beside them)
         run = self.run
         if run is None:
             return
         if hf:  # the plots in a frame of their own, after the table's
-            call_later(self, lambda: self._draw_final_plots(run), UI_REFRESH_MS)  # (not once the pane is gone)
+            call_later(self, lambda: self._after_the_last_rows(run), UI_REFRESH_MS)  # (not once the pane is gone)
+            call_later(self, lambda: self._draw_final_plots(run), 2 * UI_REFRESH_MS)
         else:
             self.plots.fit_x(len(run.merges))  # a run that stopped early or was cancelled ends before the target
+            self._update_controls()
         if state == FAILED:
             self.session.post_error("Training failed", run.error)
         elif run.merges and not hf:  # (Hugging Face: once its plots are drawn)
             self._build_tokenizer(run)
-        self._update_controls()
         self._update_status()
+
+    def _after_the_last_rows(self, run: TrainingRun) -> None:
+        """The end of a Hugging Face run, a frame after its last rows: the sentence with every merge,
+        and the buttons for a run that has ended (with the table's repaint, one frame of 45-50 ms)."""
+        if run is self.run:
+            self.demo.catch_up()
+            self._update_controls()
 
     def _draw_final_plots(self, run: TrainingRun, waited: int = 0) -> None:
         """After the table's refit has settled, in frames of its own (together they made the longest
