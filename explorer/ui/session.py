@@ -64,9 +64,18 @@ class Session(QObject):
         """Load `spec` (a bundled name, a file, `hf:MODEL`, `trained:NAME`) off the GUI thread; the
         loading job (None for a tokenizer already at hand, set at once). `early` is a load of
         `spec` already under way (start-up begins it before the window's imports): the job waits
-        for it instead of loading again."""
+        for it instead of loading again.
+
+        A bundled tokenizer picked again is the one loaded before: tiktoken's constructor holds
+        the interpreter lock throughout (o200k_base: 130-350 ms), so every load of it, though on
+        a worker, stalls the window that long."""
         if spec.startswith(TRAINED_PREFIX) and spec[len(TRAINED_PREFIX):] in self.trained:
             self.set_tokenizer(self.trained[spec[len(TRAINED_PREFIX):]], spec)
+            return None
+        from explorer.core.sources.load import is_bundled  # (with tiktoken: not at start-up, see early_load)
+
+        if spec in self.loaded and is_bundled(spec):
+            self.set_tokenizer(self.loaded[spec], spec)
             return None
         load = early.result if early is not None else lambda: loaded_ready(spec)
         job = self.workers.start_call(f"loading {spec}", load, key="tokenizer")

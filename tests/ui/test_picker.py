@@ -80,3 +80,30 @@ def test_a_tokenizer_loaded_from_elsewhere_is_shown_not_a_header(qtbot: QtBot, s
         session.load_tokenizer("r50k_base")
     assert picker.currentData() == "r50k_base"
     assert ("Loaded", None, False) not in rows(picker)  # gone once that tokenizer is no longer in use
+
+
+def test_a_bundled_tokenizer_picked_again_is_the_one_loaded_before(qtbot: QtBot, session: Session,
+                                                                   tmp_path: object) -> None:
+    """Each load of o200k_base ran tiktoken's constructor, which holds the interpreter lock for
+    130-350 ms: switching back and forth between two encodings stalled the window every time. A
+    file is read again, since it may have changed on disk."""
+    from pathlib import Path
+
+    from explorer.core.algorithms.bpe import BPE
+    from explorer.core.formats import own
+
+    with qtbot.waitSignal(session.tokenizer_changed, timeout=30_000):
+        session.load_tokenizer("r50k_base")
+    first = session.tokenizer
+    path = Path(str(tmp_path)) / "mine.json"
+    own.save(BPE([(97, 97, 256)], "gpt2", name="mine"), path)
+    with qtbot.waitSignal(session.tokenizer_changed, timeout=30_000):
+        session.load_tokenizer(str(path))
+    with qtbot.waitSignal(session.tokenizer_changed, timeout=1_000) as changed:
+        assert session.load_tokenizer("r50k_base") is None  # no job: set at once
+    assert changed.args == [first] and session.tokenizer is first and session.tokenizer_spec == "r50k_base"
+
+    own.save(BPE([(97, 97, 256), (256, 97, 257)], "gpt2", name="mine"), path)  # changed on disk
+    with qtbot.waitSignal(session.tokenizer_changed, timeout=30_000):
+        assert session.load_tokenizer(str(path)) is not None
+    assert session.tokenizer.vocab_size == 258

@@ -76,6 +76,12 @@ def load_tokenizer(spec: str, pattern: str | None = None) -> Tokenizer:
     return load_file(path, pattern)
 
 
+def is_bundled(spec: str) -> bool:
+    """Whether `spec` names a tokenizer shipped with the app, which is the same at every load:
+    one loaded already can be used again (a file may have changed on disk since)."""
+    return tiktoken_file.bundled(spec) is not None or spec in BUNDLED_MODELS
+
+
 def _close_bundled_names(spec: str) -> list[str]:
     """Bundled encodings (or aliases) that `spec` probably means: "o200k" and "O200K_BASE" mean
     o200k_base, "gpt-4" the encoding of GPT-4 (cl100k_base), "cl100k_bas" cl100k_base."""
