@@ -4,6 +4,9 @@ once, HF's own progress bars, and a time-left estimate that follows the run's ph
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -189,3 +192,22 @@ def test_a_file_cut_inside_its_last_character_is_read_once(tmp_path: Path, monke
     assert merges == hf_train_merges(texts, 500, "cl100k")
     assert len(passes) == 1 and len(fits) == 1 and fits[0] == (cut == 0)  # HF reads the file itself when whole
     assert bool(stage.skipped) == bool(cut)  # the cut line is said to be left out
+
+
+@pytest.mark.skipif(not HfProgress().available, reason="no pseudo-terminals here: HF draws no bars to hide")
+def test_a_cancelled_runs_bars_never_reach_stderr() -> None:
+    """Cancel closes the run's generator while HF's trainer goes on, drawing its bars until the
+    process ends: with stderr put back at once, they showed on the terminal that started the app."""
+    script = textwrap.dedent("""
+        import os, time
+        from explorer.core.algorithms.hf_progress import HfProgress
+        progress = HfProgress()
+        progress.__enter__()
+        progress.__exit__(GeneratorExit, GeneratorExit(), None)  # as a cancelled run's generator is closed
+        os.write(2, "\\r[00:00:01] Compute merges      ████░░░░ 2087     /     4096\\rstill said\\n".encode())
+        time.sleep(0.3)  # (the reader passes it on)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert "still said" in done.stderr and "Compute merges" not in done.stderr

@@ -54,6 +54,11 @@ class HfProgress:
                  trace: TracebackType | None) -> None:
         if self._saved is None:
             return
+        if kind is GeneratorExit:
+            # The run was abandoned (Cancel) while the trainer's threads go on, drawing their bars
+            # until the process ends (right after a cancel): on a terminal, they showed there.
+            # They keep going to the pseudo-terminal, whose reader passes on only the rest.
+            return
         os.dup2(self._saved, 2)  # the terminal's last writer is gone: the reader sees its end
         if self._thread is not None:
             self._thread.join(1.0)
