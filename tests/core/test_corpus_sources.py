@@ -59,6 +59,25 @@ def test_jsonl_field_and_bad_records(tmp_path: Path) -> None:
     assert list(CorpusReader([Source("jsonl", "d", str(path), field="meta.body")])) == ["deep"]
 
 
+def test_a_jsonl_record_longer_than_a_text_line_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record is one line, and a book in one record (17 MB) stopped the file at the 16 MB limit
+    of a text line, with the advice to break the text into lines. Records may be as long as CSV
+    cells; past that the file stops there, saying so."""
+    from explorer.core.corpora import corpus_sources
+
+    path = tmp_path / "books.jsonl"
+    book = "A long book. " * 1_400_000  # 18.2 MB
+    path.write_text("\n".join(json.dumps({"text": text}) for text in ("first", book, "last")) + "\n", encoding="utf-8")
+    reader = CorpusReader([Source.for_path(path, field="text")])
+    assert list(reader) == ["first", book, "last"] and reader.skipped == []
+    assert reader.bytes_read == path.stat().st_size
+
+    monkeypatch.setattr(corpus_sources, "RECORD_LIMIT", 1 << 20)
+    reader = CorpusReader([Source.for_path(path, field="text")])
+    assert list(reader) == ["first"]
+    assert reader.skipped[0].reason == "line 2 is longer than 1 MB; a JSON Lines record is one line: split it into several records"
+
+
 def test_csv_column_with_quoted_newlines(tmp_path: Path) -> None:
     path = tmp_path / "data.csv"
     path.write_text('id,text\n1,"first line\nsecond line"\n2,plain\n', encoding="utf-8")

@@ -40,9 +40,10 @@ def binary_error(path: object, offset: int) -> CorpusError:
                        "give text files only")
 
 
-def line_too_long_error(path: object, number: int, where: str = "") -> CorpusError:
-    return CorpusError(f"{path}: line {number:,}{where} is longer than {MAX_LINE_BYTES >> 20} MB; a corpus is "
-                       "read one line at a time, so break the text into lines")
+def line_too_long_error(path: object, number: int, where: str = "", longest: int = MAX_LINE_BYTES,
+                        advice: str = "") -> CorpusError:
+    advice = advice or "a corpus is read one line at a time, so break the text into lines"
+    return CorpusError(f"{path}: line {number:,}{where} is longer than {longest >> 20:,} MB; {advice}")
 
 
 def looks_binary(path: Path) -> bool:

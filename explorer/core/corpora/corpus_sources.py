@@ -35,7 +35,7 @@ SourceKind = Literal["file", "folder", "text", "jsonl", "csv"]
 DEFAULT_FILTER = "*.txt;*.md;*.py"
 SNIFF_BYTES = 8192
 BLOCK_BYTES = 1 << 20
-CSV_FIELD_LIMIT = 1 << 30  # long text cells are the point of a text corpus
+RECORD_LIMIT = 1 << 30  # characters of a CSV cell or a JSON Lines record: long texts are the point of a corpus
 
 RECORD_SUFFIXES: dict[str, SourceKind] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv"}
 # Formats that hold text inside a container: say what to do instead of reading garbage.
@@ -373,30 +373,38 @@ class CorpusReader:
             except Utf8LineError as exc:
                 raise NotUtf8Error(exc.path, "utf-8", exc.line, exc.offset) from None
 
-    def _decoded_lines(self, path: Path, encoding: str, errors: str) -> Iterator[str]:
-        """Any encoding: decode blocks incrementally, then split on "\\n" only, endings kept."""
+    def _decoded_lines(self, path: Path, encoding: str, errors: str, longest: int = MAX_LINE_BYTES,
+                       advice: str = "") -> Iterator[str]:
+        """Any encoding: decode blocks incrementally, then split on "\\n" only, endings kept. A line
+        over `longest` characters stops the file (`advice`: what to do about it). A line that
+        spans blocks is kept in parts until it ends, so a long one is not copied again per block."""
         decoder = codecs.getincrementaldecoder(encoding)(errors=errors)
-        carry, number, offset = "", 1, 0
+        pending: list[str] = []  # the line that goes on in the next block
+        size, number, offset = 0, 1, 0  # its characters, its number, the block's place in the file
         with path.open("rb") as handle:
             while True:
                 block = handle.read(BLOCK_BYTES)
                 self.bytes_read += len(block)
                 try:
-                    text = carry + decoder.decode(block, final=not block)
+                    text = decoder.decode(block, final=not block)
                 except UnicodeDecodeError as exc:
-                    raise NotUtf8Error(str(path), encoding, number + carry.count("\n"), offset + exc.start) from None
+                    raise NotUtf8Error(str(path), encoding, number, offset + exc.start) from None
                 offset += len(block)
                 lines = text.split("\n")
-                carry = lines.pop()
-                number += len(lines)
-                if len(carry) > MAX_LINE_BYTES:
-                    raise line_too_long_error(path, number)
-                for line in lines:
-                    yield line + "\n"
+                if len(lines) > 1:
+                    lines[0] = "".join(pending) + lines[0]
+                    pending, size = [], 0
+                    number += len(lines) - 1
+                    for line in lines[:-1]:
+                        yield line + "\n"
+                pending.append(lines[-1])
+                size += len(lines[-1])
+                if size > longest:
+                    raise line_too_long_error(path, number, longest=longest, advice=advice)
                 if not block:
                     break
-        if carry:
-            yield carry
+        if size:
+            yield "".join(pending)
 
     def _whole(self, path: Path, source: Source) -> Iterator[str]:
         data = path.read_bytes()
@@ -411,7 +419,8 @@ class CorpusReader:
 
     def _jsonl(self, path: Path, source: Source) -> Iterator[str]:
         missing = bad = 0
-        lines = self._decoded_lines(path, source.encoding, source.errors)
+        lines = self._decoded_lines(path, source.encoding, source.errors, RECORD_LIMIT,
+                                    "a JSON Lines record is one line: split it into several records")
         keys = source.field.split(".")
         for line in lines:
             if not line.strip():
@@ -434,7 +443,7 @@ class CorpusReader:
             self.skipped.append(Skipped(str(path), " and ".join(parts) + " left out"))
 
     def _csv(self, path: Path, source: Source) -> Iterator[str]:
-        csv.field_size_limit(min(CSV_FIELD_LIMIT, sys.maxsize))
+        csv.field_size_limit(min(RECORD_LIMIT, sys.maxsize))
         missing = 0
         with path.open("rb") as raw, io.TextIOWrapper(raw, source.encoding, source.errors, newline="") as handle:
             start = 0
