@@ -118,9 +118,9 @@ class Shooter:
             for spec in shot.compare:
                 session.loaded[spec] = self.tokenizer(spec)  # a compare lane finds it loaded
             if shot.corpus and shot.pane == "training":
-                from explorer.core.corpora.corpus_sources import Corpus, Source
+                from explorer.core.corpora.corpus_sources import Corpus, record_source
 
-                session.set_corpus(Corpus(tuple(Source.for_path(path) for path in shot.corpus)))
+                session.set_corpus(Corpus(tuple(map(record_source, shot.corpus))))
             widget, pane = self._build(session, shot)
             try:
                 image = self._picture(session, shot, widget, pane)
@@ -154,7 +154,9 @@ class Shooter:
         if shot.tour:
             pass  # the tour is shown at the first start: every pane in its own first state
         elif shot.corpus and shot.pane == "corpus":
-            pane.add_paths(list(shot.corpus))
+            from explorer.core.corpora.corpus_sources import record_source
+
+            pane.add_sources(list(map(record_source, shot.corpus)))  # (add_paths would ask for a field)
         else:
             prepare = getattr(pane, "prepare_screenshot", None)
             if callable(prepare):

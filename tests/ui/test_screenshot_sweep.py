@@ -90,6 +90,33 @@ def test_compare_lanes_and_a_corpus(shooter: Shooter, tmp_path: Path) -> None:
         shooter.render(Shot("tokens", str(tmp_path / "x.png"), view="efficiency"))
 
 
+def test_a_corpus_of_records_is_read_from_its_text_field_without_asking(shooter: Shooter, tmp_path: Path) -> None:
+    """`screenshot --pane corpus --corpus data.jsonl` waited for ever on the dialog that asks for
+    the text field; the Training pane's shot read the file with no field, so no text at all."""
+    import json
+
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps({"id": n, "text": text}) + "\n" for n, text in enumerate(TEXTS.values())),
+                    encoding="utf-8")
+    seen: list[object] = []
+    picture = shooter._picture
+
+    def spy(session: Session, shot: Shot, widget: object, pane: object) -> object:
+        image = picture(session, shot, widget, pane)
+        seen.append(pane.sources if shot.pane == "corpus" else session.corpus.sources)  # type: ignore[attr-defined]
+        return image
+
+    shooter._picture = spy  # type: ignore[method-assign]
+    for pane in ("corpus", "training"):
+        shooter.render(Shot(pane, str(tmp_path / f"{pane}.png"), corpus=(str(path),)))
+        assert QImage(str(tmp_path / f"{pane}.png")).width() == 1200
+    assert [[(source.kind, source.field) for source in sources] for sources in seen] == [[("jsonl", "text")]] * 2
+
+    path.write_text(json.dumps({"id": 1}) + "\n", encoding="utf-8")
+    with pytest.raises(ExplorerError, match="no field with text"):
+        shooter.render(Shot("corpus", str(tmp_path / "none.png"), corpus=(str(path),)))
+
+
 def test_the_command_line_takes_the_new_flags(tmp_path: Path) -> None:
     out = tmp_path / "shot.png"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}

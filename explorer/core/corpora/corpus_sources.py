@@ -186,6 +186,23 @@ SAMPLED_CHARS = 1 << 20  # of a JSON Lines or CSV file's start, read for its fie
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 
 
+def preferred_field(fields: list[str]) -> str:
+    """Of a record file's fields (`record_fields`), the one its texts come from unless the user
+    picks another: `text` if there is one, else the first ("" when there are none)."""
+    return "text" if "text" in fields else fields[0] if fields else ""
+
+
+def record_source(path: str | os.PathLike[str]) -> Source:
+    """`Source.for_path`, with a JSON Lines or CSV file read from its preferred field: for the
+    command line, where no one is asked. A record file without a text field is a CorpusError."""
+    if Path(path).suffix.lower() not in RECORD_SUFFIXES or not Path(path).is_file():
+        return Source.for_path(path)
+    field = preferred_field(record_fields(path))
+    if not field:
+        raise CorpusError(f"{path}: found no field with text in the first records")
+    return Source.for_path(path, field=field)
+
+
 def record_fields(path: str | os.PathLike[str], encoding: str = "utf-8", sample: int = 50) -> list[str]:
     """The fields of a JSON Lines file's first records (string values only), or a CSV file's header.
     The window asks when the file is added, so only the first SAMPLED_CHARS are read: a file of one

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 from explorer.core.plural import human_bytes, plural
 from explorer.core.analysis.corpus_stats import SourceStats, scan_sources
 from explorer.core.corpora.corpus_sources import (
-    DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, record_fields, sample_sources,
-    stdlib_source)
+    DEFAULT_FILTER, ENCODINGS, RECORD_SUFFIXES, Corpus, CorpusReader, Source, preferred_field, record_fields,
+    sample_sources, stdlib_source)
 from explorer.core.errors import CorpusError
 from explorer.core.files import missing_reason
 from explorer.core.pretokenization.pretokenize import PATTERN_DESCRIPTIONS
@@ -206,7 +206,7 @@ class CorpusPane(Pane):
         if not fields:
             self.session.post_error("No text field", f"{path.name}: found no field with text in the first records")
             return ""
-        default = fields.index("text") if "text" in fields else 0
+        default = fields.index(preferred_field(fields))
         field, ok = QInputDialog.getItem(self, "Which field holds the text?", f"{path.name}: field or column",
                                          fields, default, False)
         return field if ok else ""
