@@ -13,7 +13,7 @@ from explorer.core.analysis.audit import audit_vocabulary, seen_flags
 from explorer.core.analysis.compare import compare
 from explorer.core.corpora.corpus import CorpusFiles, expand_paths
 from explorer.core.errors import ExplorerError
-from explorer.core.files import check_output, display_path
+from explorer.core.files import check_output, check_png_output, display_path
 from explorer.core.analysis.occurrences import count_occurrences
 from explorer.core.text.render import token_text
 from explorer.core.sources.tokenizer import Token, Tokenizer
@@ -115,7 +115,8 @@ def _shown(tokenizer: Tokenizer, token_id: int) -> str:
 def _cmd_screenshot(args: argparse.Namespace) -> int:
     from explorer.ui.screenshot import parse_size, render_pane  # Qt only for this command
 
-    check_output(args.out)
+    check_output(args.out, [path for path in (args.file, args.tokenizer, *args.compare, *args.corpus) if path])
+    check_png_output(args.out)
     text = read_input(args) if args.text is not None or args.file is not None else None
     path = render_pane(args.pane, args.out, args.tokenizer, text, parse_size(args.size), args.theme,
                        presentation=args.presentation, compare=tuple(args.compare), corpus=tuple(args.corpus),

@@ -54,6 +54,23 @@ def check_output(path: StrPath, inputs: Iterable[StrPath] = ()) -> None:
     os.unlink(probe)
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def check_png_output(path: StrPath) -> None:
+    """Refuse a picture's file name that does not end in .png (the picture is PNG whatever the
+    name says), or an existing file that is not a PNG picture: a mistyped --out would lose it."""
+    target = Path(path)
+    shown = display_path(target)
+    if target.suffix.lower() != ".png":
+        raise OutputFileError(f"{shown}: the picture is written as PNG; name a file ending in .png")
+    if target.is_file() and target.stat().st_size:
+        with target.open("rb") as handle:
+            if handle.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
+                raise OutputFileError(f"{shown}: exists and is not a PNG picture; the screenshot would replace it, "
+                                      "so name another file (or delete this one first)")
+
+
 def _same_file(one: StrPath, other: StrPath) -> bool:
     try:
         return os.path.samefile(one, other)

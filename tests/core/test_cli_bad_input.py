@@ -391,6 +391,29 @@ def test_screenshot_to_a_name_that_is_not_utf8(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == [os.fsdecode(b"shot\xff.png")]  # that name, not U+FFFD's bytes
 
 
+def test_screenshot_never_replaces_its_inputs_or_a_file_that_is_not_a_png(tmp_path: Path, corpus: Path) -> None:
+    """screenshot wrote its PNG over whatever --out named, its own --file, --tokenizer or --corpus
+    among them, and wrote PNG bytes under any name (shot.jpg). Its own earlier picture is replaced."""
+    offscreen = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("hello", encoding="utf-8")
+    trained = tmp_path / "trained.json"
+    assert run("train", "--vocab-size", "260", "--out", str(trained), str(corpus)).returncode == 0
+    notes = tmp_path / "notes.png"
+    notes.write_text("not a picture", encoding="utf-8")
+    inputs = [prompt, trained, corpus, notes]
+    for args, message in ((("--pane", "tokens", "--file", str(prompt), "--out", str(prompt)), "is also an input"),
+                          (("--pane", "tokens", "--tokenizer", str(trained), "--out", str(trained)), "is also an input"),
+                          (("--pane", "corpus", "--corpus", str(corpus), "--out", str(corpus)), "is also an input"),
+                          (("--pane", "tokens", "--out", str(notes)), "exists and is not a PNG picture"),
+                          (("--pane", "tokens", "--out", str(tmp_path / "shot.jpg")), "name a file ending in .png")):
+        refused(("screenshot", *args), message, inputs, env=offscreen)
+    assert not (tmp_path / "shot.jpg").exists()
+    shot = tmp_path / "shot.png"
+    for _ in range(2):
+        assert run("screenshot", "--pane", "chunks", "--out", str(shot), env=offscreen).returncode == 0
+
+
 def test_export_never_replaces_a_file_that_is_not_a_tokenizer(tmp_path: Path, corpus: Path) -> None:
     """A mistyped --out (the corpus, notes.json) is refused before any work; an earlier export of
     any format is a tokenizer file and is replaced, as re-running the command expects."""
