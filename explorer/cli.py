@@ -27,7 +27,7 @@ from explorer.core.files import check_output, display_path, rescue_paths, unused
 from explorer.core.formats import own
 from explorer.core.formats.export import EXPORT_FORMATS, export
 from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS, REGEX_PREFIX, Pretokenizer, natural_reference
-from explorer.core.sources.load import bundled_names, is_tokenizer_file, list_tokenizers, load_tokenizer
+from explorer.core.sources.load import bundled_names, is_tokenizer_file, list_tokenizers, load_file, load_tokenizer
 from explorer.core.sources.tokenizer import SPECIAL_MODES, UnsupportedView
 
 
@@ -270,6 +270,15 @@ def _cmd_chunks(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ids_in(path: Path) -> int | None:
+    """The vocabulary size of the tokenizer file at `path`; None if it does not load (a rank file
+    is read with any pattern: its size does not depend on it)."""
+    try:
+        return load_file(path, pattern="gpt2").vocab_size
+    except ExplorerError:
+        return None
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     check_output(args.out, [args.tokenizer])
     target = Path(args.out)
@@ -277,6 +286,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
         raise OutputFileError(f"{display_path(target)}: exists and is not a tokenizer file; exporting would "
                               "replace it, so name another file (or delete this one first)")
     tokenizer = load(args)
+    kept = _ids_in(target) if target.is_file() and target.stat().st_size else None
+    if kept is not None and kept > tokenizer.vocab_size:
+        raise OutputFileError(f"{display_path(target)}: holds {kept:,} ids, more than the {tokenizer.vocab_size:,} of "
+                              f"{tokenizer.name}; name another file to keep both (or delete this one first)")
     export(tokenizer, args.format, args.out)
     print(f"{PROG}: wrote {display_path(args.out)}", file=sys.stderr)
     if args.format == "tiktoken":

@@ -414,6 +414,24 @@ def test_screenshot_never_replaces_its_inputs_or_a_file_that_is_not_a_png(tmp_pa
         assert run("screenshot", "--pane", "chunks", "--out", str(shot), env=offscreen).returncode == 0
 
 
+def test_export_never_replaces_a_bigger_tokenizer_and_its_ranks_load_under_any_name(tmp_path: Path,
+                                                                                      corpus: Path) -> None:
+    """Exporting a 260-id tokenizer over gpt2.tokenizer.json replaced GPT-2's 50,257 ids without a
+    word (train refuses that); and ranks exported as tiktoken under a .json name never loaded again,
+    read as broken JSON."""
+    trained = tmp_path / "trained.json"
+    assert run("train", "--vocab-size", "260", "--out", str(trained), str(corpus)).returncode == 0
+    gpt2 = tmp_path / "gpt2.tokenizer.json"
+    assert run("export", "--tokenizer", "gpt2", "--format", "hf", "--out", str(gpt2)).returncode == 0
+    refused(("export", "--tokenizer", str(trained), "--format", "hf", "--out", str(gpt2)),
+            "holds 50,257 ids, more than the 260 of trained", [gpt2, trained])
+    ranks = tmp_path / "ranks.json"
+    assert run("export", "--tokenizer", str(trained), "--format", "tiktoken", "--out", str(ranks)).returncode == 0
+    ours = run("encode", "--tokenizer", str(trained), "--text", "the corpus")
+    theirs = run("encode", "--tokenizer", str(ranks), "--pattern", "cl100k", "--text", "the corpus")
+    assert ours.returncode == theirs.returncode == 0 and theirs.stdout == ours.stdout, theirs.stderr
+
+
 def test_export_never_replaces_a_file_that_is_not_a_tokenizer(tmp_path: Path, corpus: Path) -> None:
     """A mistyped --out (the corpus, notes.json) is refused before any work; an earlier export of
     any format is a tokenizer file and is replaced, as re-running the command expects."""

@@ -137,12 +137,14 @@ def _kind_of(path: Path, data: bytes) -> str | None:
 
     if minbpe.is_minbpe(data):
         return "minbpe"
-    if path.suffix == ".json" or data.lstrip()[:1] == b"{":
+    if data.lstrip()[:1] == b"{":
         return "json"
     if looks_like_model(data):
         return "sentencepiece"
-    if path.suffix == ".tiktoken" or _RANK_LINE.match(data):
+    if path.suffix == ".tiktoken" or _RANK_LINE.match(data):  # (ranks exported under a .json name too)
         return "tiktoken"
+    if path.suffix == ".json":  # (damaged JSON: said so as JSON)
+        return "json"
     return None
 
 
