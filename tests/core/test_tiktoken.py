@@ -173,6 +173,19 @@ def test_user_tiktoken_file_needs_a_pattern_unless_known(tmp_path: Path) -> None
     assert tokenizer.special_tokens == {}
 
 
+def test_a_custom_pattern_that_leaves_text_unmatched_is_refused_not_dropped(tmp_path: Path) -> None:
+    """tiktoken encodes only what the pattern matches: with 'l+', "hello" gave the ids of "ll"
+    alone, the rest lost without a word (and the token spans shifted onto the wrong letters)."""
+    copy = tmp_path / "mine.tiktoken"
+    shutil.copy(BUNDLED["r50k_base"].path, copy)
+    with pytest.raises(ExplorerError, match=r"leaves part of the text unmatched \('he' at character 0\)"):
+        TiktokenTokenizer.from_file(copy, pattern="l+").encode("hello")
+    covering = TiktokenTokenizer.from_file(copy, pattern=r"l+|[\s\S]")
+    assert covering.decode(covering.encode("hello")) == "hello"
+    assert covering.encode("hello") == tiktoken.Encoding("x", pat_str=r"l+|[\s\S]", mergeable_ranks=covering._ranks,
+                                                         special_tokens={}).encode("hello")
+
+
 @pytest.mark.parametrize(
     ("content", "problem"),
     [

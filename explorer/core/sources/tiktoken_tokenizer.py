@@ -115,15 +115,28 @@ class TiktokenTokenizer(ListedVocabulary):
     def encode(self, text: str, special: SpecialMode = "disallowed") -> list[int]:
         """tiktoken's ids, computed window by window so no single call holds on for long."""
         ids: list[int] = []
+        custom = self.pretokenizer.name == "custom"
         # A custom pattern can hit fancy-regex's backtracking limit, on which tiktoken panics.
-        with RustCall(self._encode_failed, hold=self.pretokenizer.name == "custom"):
+        with RustCall(self._encode_failed, hold=custom):
             for _, segment, special_id in self._special.segments(text, special):
                 if special_id is not None:
                     ids.append(special_id)
                     continue
                 for window in self.pretokenizer.windows(segment):
+                    if custom:
+                        self._check_matched(window)
                     ids.extend(self._encoding.encode_ordinary(window))
         return ids
+
+    def _check_matched(self, text: str) -> None:
+        """Refuse a text that a custom pattern leaves partly unmatched: tiktoken encodes only what
+        the pattern matches, and the rest would be lost without a word (and token spans shifted).
+        The pattern runs here with a time limit too, where fancy-regex gives up without saying."""
+        gap = next((chunk for chunk in self.pretokenizer.chunks(text) if chunk.is_gap), None)
+        if gap is not None:
+            raise ExplorerError(f"the pattern of {self.name} leaves part of the text unmatched ({gap.text[:20]!r} at "
+                                f"character {gap.start:,}), which tiktoken would drop; give a pattern that matches "
+                                r"every character, e.g. end it with |[\s\S]")
 
     def _encode_failed(self, panic: str) -> ExplorerError:
         return ExplorerError(f"tiktoken failed to encode this text with {self.name} ({panic}); its split pattern "
