@@ -123,15 +123,15 @@ class TiktokenTokenizer(ListedVocabulary):
                     ids.append(special_id)
                     continue
                 for window in self.pretokenizer.windows(segment):
+                    ids.extend(self._encoding.encode_ordinary(window))
                     if custom:
                         self._check_matched(window)
-                    ids.extend(self._encoding.encode_ordinary(window))
         return ids
 
     def _check_matched(self, text: str) -> None:
         """Refuse a text that a custom pattern leaves partly unmatched: tiktoken encodes only what
         the pattern matches, and the rest would be lost without a word (and token spans shifted).
-        The pattern runs here with a time limit too, where fancy-regex gives up without saying."""
+        The pattern runs here with a time limit too, where fancy-regex may give up without saying."""
         gap = next((chunk for chunk in self.pretokenizer.chunks(text) if chunk.is_gap), None)
         if gap is not None:
             raise ExplorerError(f"the pattern of {self.name} leaves part of the text unmatched ({gap.text[:20]!r} at "
