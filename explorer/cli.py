@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -248,7 +249,7 @@ def _cmd_decode(args: argparse.Namespace) -> int:
 
 
 def _cmd_chunks(args: argparse.Namespace) -> int:
-    pattern = args.pattern or "cl100k"
+    pattern = "cl100k" if args.pattern is None else args.pattern  # ("" is an empty pattern, refused)
     pretokenizer = Pretokenizer(pattern, natural_reference(pattern))
     if args.tokenizer:
         tokenizer = load(args)
@@ -293,8 +294,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
     export(tokenizer, args.format, args.out)
     print(f"{PROG}: wrote {display_path(args.out)}", file=sys.stderr)
     if args.format == "tiktoken":
+        pretokenizer = tokenizer.pretokenizer
+        pattern = ("PATTERN" if pretokenizer is None else pretokenizer.name if pretokenizer.name != "custom" else
+                   shlex.quote(pretokenizer.regex))
         print(f"{PROG}: a .tiktoken file holds neither the pattern nor special tokens; load it with "
-              f"--pattern {tokenizer.pretokenizer.name if tokenizer.pretokenizer else 'PATTERN'}", file=sys.stderr)
+              f"--pattern {pattern}", file=sys.stderr)
     return 0
 
 

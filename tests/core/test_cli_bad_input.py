@@ -432,6 +432,25 @@ def test_export_never_replaces_a_bigger_tokenizer_and_its_ranks_load_under_any_n
     assert ours.returncode == theirs.returncode == 0 and theirs.stdout == ours.stdout, theirs.stderr
 
 
+def test_a_pattern_is_never_ignored_without_a_word(tmp_path: Path, corpus: Path) -> None:
+    """--pattern, even an invalid one, was ignored for every tokenizer but a .tiktoken file;
+    `chunks --pattern ""` showed cl100k's chunks; and export told a tokenizer with its own regex
+    to be loaded with '--pattern custom', which is no pattern."""
+    trained = tmp_path / "trained.json"
+    assert run("train", "--vocab-size", "260", "--pattern", r"[a-z]+|[\s\S]", "--out", str(trained),
+               str(corpus)).returncode == 0
+    for spec in ("cl100k_base", str(trained)):
+        refused(("encode", "--tokenizer", spec, "--pattern", "(", "--text", "hi"),
+                "has its own pattern; a pattern is given only with a .tiktoken rank file", [trained])
+    refused(("chunks", "--pattern", "", "--text", "hi"), "the pattern is empty", [])
+    ranks = tmp_path / "trained.tiktoken"
+    result = run("export", "--tokenizer", str(trained), "--format", "tiktoken", "--out", str(ranks))
+    assert result.returncode == 0 and result.stderr.splitlines()[-1].endswith(r"--pattern '[a-z]+|[\s\S]'")
+    ours = run("encode", "--tokenizer", str(trained), "--text", "the corpus")
+    theirs = run("encode", "--tokenizer", str(ranks), "--pattern", r"[a-z]+|[\s\S]", "--text", "the corpus")
+    assert theirs.returncode == 0 and theirs.stdout == ours.stdout, theirs.stderr
+
+
 def test_export_never_replaces_a_file_that_is_not_a_tokenizer(tmp_path: Path, corpus: Path) -> None:
     """A mistyped --out (the corpus, notes.json) is refused before any work; an earlier export of
     any format is a tokenizer file and is replaced, as re-running the command expects."""

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.core.errors import TokenizerFileError
+from explorer.core.errors import ExplorerError, TokenizerFileError
 from explorer.core.files import parse_json, read_bytes
 from explorer.core.formats import tekken, tiktoken_file
 from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS, looks_like_model
@@ -48,6 +48,12 @@ def load_tokenizer(spec: str, pattern: str | None = None) -> Tokenizer:
     >>> load_tokenizer("gpt2").name
     'r50k_base'
     """
+    if pattern is not None and not _is_rank_file(Path(spec)):  # (it would be ignored without a word)
+        tokenizer = load_tokenizer(spec)
+        if not _same_pattern(pattern, tokenizer):
+            raise ExplorerError(f"{spec} has its own pattern; a pattern is given only with a .tiktoken rank file, "
+                                "which does not say how it splits text")
+        return tokenizer
     if tiktoken_file.bundled(spec) is not None:
         return TiktokenTokenizer.bundled(spec)
     if spec in BUNDLED_MODELS:
@@ -129,6 +135,26 @@ def load_file(path: Path, pattern: str | None = None) -> Tokenizer:
         raise TokenizerFileError(path, "the file is empty")
     raise TokenizerFileError(path, "unsupported tokenizer file: expected a tokenizer.json, our own JSON, "
                              "a .tiktoken rank file, a minbpe .model or a SentencePiece .model")
+
+
+def _same_pattern(pattern: str, tokenizer: Tokenizer) -> bool:
+    """Whether `pattern` is the one `tokenizer` splits by anyway (a script may always pass it)."""
+    from explorer.core.pretokenization.pretokenize import Pretokenizer, hf_compatible
+
+    own = tokenizer.pretokenizer
+    try:
+        given = Pretokenizer(pattern)
+    except ExplorerError:
+        return False
+    return own is not None and (own.regex in (given.regex, hf_compatible(given.regex)) or
+                                given.name == own.name != "custom")
+
+
+def _is_rank_file(path: Path) -> bool:
+    try:
+        return path.is_file() and _kind_of(path, read_bytes(path)) == "tiktoken"
+    except (OSError, ExplorerError):
+        return False
 
 
 def _kind_of(path: Path, data: bytes) -> str | None:
