@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from explorer import __version__
-from explorer.cli_io import PROG, Progress, add_input_arguments, load, read_input, utf8_argument
+from explorer.cli_io import (PROG, Progress, add_input_arguments, load, positive_int, printable, read_input,
+                             utf8_argument)
 from explorer.cli_reports import add_screenshot_command, cmd_audit, cmd_compare
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.algorithms.train import RULES, BpeTrainer, Merge
@@ -403,16 +404,16 @@ def build_parser() -> argparse.ArgumentParser:
     comparing.add_argument("--special", choices=SPECIAL_MODES, default="plain",
                            help="special-token strings in the text (default: plain, ordinary text)")
     comparing.add_argument("--json", action="store_true", help="print counts and every difference as JSON")
-    comparing.add_argument("--limit", type=int, default=40, help="differences to print (default 40)")
+    comparing.add_argument("--limit", type=positive_int, default=40, help="differences to print (default 40)")
     comparing.set_defaults(run=cmd_compare)
 
     audit = commands.add_parser("audit", help="vocabulary audit: unreachable, undecodable and impossible "
                                 "tokens, special tokens, and with --corpus tokens never or rarely seen")
     add_tokenizer(audit)
     audit.add_argument("--corpus", action="append", metavar="PATH", help="a text file or folder to encode (repeatable)")
-    audit.add_argument("--rare", type=int, default=10, help="with --corpus: rare means seen fewer times (default 10)")
+    audit.add_argument("--rare", type=positive_int, default=10, help="with --corpus: rare means seen fewer times (default 10)")
     audit.add_argument("--json", action="store_true", help="print every flagged token as JSON")
-    audit.add_argument("--limit", type=int, default=10, help="examples to print per finding (default 10)")
+    audit.add_argument("--limit", type=positive_int, default=10, help="examples to print per finding (default 10)")
     audit.set_defaults(run=cmd_audit)
     add_screenshot_command(commands)
     return parser
@@ -427,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except ExplorerError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {printable(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"\n{PROG}: cancelled", file=sys.stderr)

@@ -4,6 +4,7 @@ and a progress bar on stderr."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from typing import TextIO
@@ -58,6 +59,23 @@ def _argument_text(text: str) -> str:
     if problem:
         raise ExplorerError(f"--text {problem}")
     return text
+
+
+def positive_int(value: str) -> int:
+    """argparse type of a count that must be at least 1 (--limit, --rare): 0 or -3 gave wrong
+    "N more" counts, and digits of other scripts ('١٢') are not what anyone typed on purpose."""
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of at least 1")
+    return int(value)
+
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(message: str) -> str:
+    """`message` with control characters (other than line breaks and tabs) shown as \\xNN: a name
+    read from a file could otherwise send escape sequences to the terminal."""
+    return _CONTROLS.sub(lambda found: f"\\x{ord(found.group()):02x}", message)
 
 
 def utf8_argument(value: str) -> str:

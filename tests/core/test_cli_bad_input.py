@@ -451,6 +451,20 @@ def test_a_pattern_is_never_ignored_without_a_word(tmp_path: Path, corpus: Path)
     assert theirs.returncode == 0 and theirs.stdout == ours.stdout, theirs.stderr
 
 
+def test_counts_below_one_are_refused_and_names_cannot_send_escape_sequences(tmp_path: Path, corpus: Path) -> None:
+    """--limit -3 said "(16 more)" of 3, and --limit 0 printed ': , ... (128 more)'; a tokenizer
+    named in a file with an escape sequence coloured the terminal through an error message."""
+    trained = tmp_path / "trained.json"
+    assert run("train", "--vocab-size", "260", "--name", "evil\x1b[31mred", "--out", str(trained),
+               str(corpus)).returncode == 0
+    for args in (("audit", "--tokenizer", str(trained), "--limit", "-3"), ("audit", "--tokenizer", str(trained),
+                 "--rare", "0"), ("compare", "--tokenizer", "gpt2", "--text", "hi", "--limit", "0")):
+        result = run(*args)
+        assert result.returncode == 2 and "is not a whole number of at least 1" in result.stderr
+    line = refused(("decode", "--tokenizer", str(trained), "99999"), "unknown token id 99999", [trained])
+    assert "\x1b" not in line and "evil\\x1b[31mred" in line
+
+
 def test_export_never_replaces_a_file_that_is_not_a_tokenizer(tmp_path: Path, corpus: Path) -> None:
     """A mistyped --out (the corpus, notes.json) is refused before any work; an earlier export of
     any format is a tokenizer file and is replaced, as re-running the command expects."""
