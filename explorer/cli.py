@@ -15,15 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from explorer import __version__
-from explorer.cli_io import (PROG, Progress, add_input_arguments, load, positive_int, printable, read_input,
-                             utf8_argument)
+from explorer.cli_io import (PROG, Progress, add_input_arguments, corpus_files, load, positive_int, printable,
+                             read_input, utf8_argument)
 from explorer.cli_reports import add_screenshot_command, cmd_audit, cmd_compare
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.algorithms.train import RULES, BpeTrainer, Merge
 from explorer.core.chat import BUILTIN as CHAT_TEMPLATES
 from explorer.core.chat import ChatResult, Message, encode_chat, load_messages
 from explorer.core.chat.compare import ChatComparison, compare_chats, compared_template
-from explorer.core.corpora.corpus import CorpusFiles, expand_paths
 from explorer.core.errors import ExplorerError, OutputFileError
 from explorer.core.files import check_output, display_path, rescue_paths, unused_path
 from explorer.core.formats import own
@@ -34,11 +33,8 @@ from explorer.core.sources.tokenizer import SPECIAL_MODES, UnsupportedView
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    skipped: list[str] = []
-    corpus = CorpusFiles(expand_paths(args.corpus, skipped), whole=args.rules == "minbpe")
+    corpus = corpus_files(args.corpus, whole=args.rules == "minbpe")
     check_output(args.out, corpus.files)  # now, not after an hour of training
-    for message in skipped:
-        print(f"{PROG}: {message}", file=sys.stderr)
     trainer = BpeTrainer(args.vocab_size, args.pattern, args.special, args.rules, explain_ties=args.print_merges)
     target = args.vocab_size - len(trainer.special_tokens) - 256
     _check_replaceable(Path(args.out), target)

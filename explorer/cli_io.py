@@ -9,8 +9,8 @@ import sys
 import time
 from typing import TextIO
 
-from explorer.core.corpora.corpus import read_text_file, read_utf8
-from explorer.core.errors import ExplorerError
+from explorer.core.corpora.corpus import CorpusFiles, expand_paths, read_text_file, read_utf8
+from explorer.core.errors import CorpusError, ExplorerError
 from explorer.core.generators import run_to_end
 from explorer.core.sources.load import load_tokenizer
 from explorer.core.sources.tokenizer import Tokenizer
@@ -100,6 +100,19 @@ def add_input_arguments(parser: argparse.ArgumentParser, stdin: bool = True) -> 
     group = parser.add_mutually_exclusive_group(required=not stdin)
     group.add_argument("--text", help="the text itself")
     group.add_argument("--file", help="read the text from this UTF-8 file" + (" (default: stdin)" if stdin else ""))
+
+
+def corpus_files(paths: list[str], whole: bool = False) -> CorpusFiles:
+    """The files of a --corpus (folders expanded), each file left out said on stderr; a corpus
+    with no file left is refused before any work (it would count or learn nothing)."""
+    skipped: list[str] = []
+    files = expand_paths(paths, skipped)
+    for message in skipped:
+        print(f"{PROG}: {message}", file=sys.stderr)
+    if not files:
+        raise CorpusError(f"{', '.join(paths)}: no text file to read" + (" (binary files are skipped)" if skipped else
+                                                                         ""))
+    return CorpusFiles(files, whole=whole)
 
 
 def load(args: argparse.Namespace, spec: str | None = None) -> Tokenizer:

@@ -8,10 +8,9 @@ import json
 import sys
 from collections.abc import Callable
 
-from explorer.cli_io import PROG, Progress, drain, load, read_input, utf8_argument
+from explorer.cli_io import PROG, Progress, corpus_files, drain, load, read_input, utf8_argument
 from explorer.core.analysis.audit import audit_vocabulary, seen_flags
 from explorer.core.analysis.compare import compare
-from explorer.core.corpora.corpus import CorpusFiles, expand_paths
 from explorer.core.errors import ExplorerError
 from explorer.core.files import check_output, check_png_output, display_path
 from explorer.core.analysis.occurrences import count_occurrences
@@ -57,7 +56,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    corpus = CorpusFiles(expand_paths(args.corpus)) if args.corpus else None  # a missing file: say so first
+    corpus = corpus_files(args.corpus) if args.corpus else None  # a missing file: say so first
     tokenizer = load(args)
     progress = Progress()
     audit = drain(audit_vocabulary(tokenizer), progress, "auditing the vocabulary")

@@ -465,6 +465,24 @@ def test_counts_below_one_are_refused_and_names_cannot_send_escape_sequences(tmp
     assert "\x1b" not in line and "evil\\x1b[31mred" in line
 
 
+def test_a_corpus_of_binary_files_only_is_refused_saying_what_was_skipped(tmp_path: Path, corpus: Path) -> None:
+    """audit --corpus on a folder of binary files said nothing of them and reported every token
+    as never seen, as if a corpus had been read; train said so only after counting nothing."""
+    folder = tmp_path / "binaries"
+    folder.mkdir()
+    (folder / "image.dat").write_bytes(bytes(range(256)))
+    (folder / "late.txt").write_bytes(b"text\x00more")
+    trained = tmp_path / "trained.json"
+    assert run("train", "--vocab-size", "260", "--out", str(trained), str(corpus)).returncode == 0
+    for args in (("audit", "--tokenizer", str(trained), "--corpus", str(folder)),
+                 ("train", "--vocab-size", "260", "--out", str(tmp_path / "none.json"), str(folder))):
+        result = run(*args)
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert result.stderr.splitlines() == [f"{PROG}: {folder / 'image.dat'}: binary file, skipped",
+                                              f"{PROG}: {folder / 'late.txt'}: binary file, skipped",
+                                              f"{PROG}: error: {folder}: no text file to read (binary files are skipped)"]
+
+
 def test_export_never_replaces_a_file_that_is_not_a_tokenizer(tmp_path: Path, corpus: Path) -> None:
     """A mistyped --out (the corpus, notes.json) is refused before any work; an earlier export of
     any format is a tokenizer file and is replaced, as re-running the command expects."""
