@@ -110,8 +110,8 @@ def corpus_files(paths: list[str], whole: bool = False) -> CorpusFiles:
     for message in skipped:
         print(f"{PROG}: {message}", file=sys.stderr)
     if not files:
-        raise CorpusError(f"{', '.join(paths)}: no text file to read" + (" (binary files are skipped)" if skipped else
-                                                                         ""))
+        why = " (binary files are skipped)" if skipped else ""
+        raise CorpusError(f"{', '.join(paths)}: no text file to read{why}")
     return CorpusFiles(files, whole=whole)
 
 
