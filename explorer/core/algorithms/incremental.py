@@ -19,7 +19,7 @@ import numpy as np
 import regex
 
 from explorer.core.errors import SpecialTokenError
-from explorer.core.pretokenization.pretokenize import BLOCK
+from explorer.core.pretokenization.pretokenize import BLOCK, can_cut_between
 from explorer.core.sources.tokenizer import SpecialMode, Token, Tokenizer
 
 SPECIAL, CUTS_START, CUTS_END = 1, 2, 4  # bits of TokenizedText.flags
@@ -158,7 +158,8 @@ def _pieces(tokenizer: Tokenizer, text: str) -> list[str]:
 
 
 def _encode_pieces(tokenizer: Tokenizer, pieces: Sequence[str]) -> list[int]:
-    """Ids of consecutive whole chunks (encoding chunk by chunk equals encoding their concatenation)."""
+    """Ids of consecutive whole chunks. A tokenizer without `encode_chunk` encodes their joined
+    text, so it must end where the text can be cut (see `_ends_cleanly`)."""
     encode_chunk = getattr(tokenizer, "encode_chunk", None)
     if encode_chunk is not None:
         out: list[int] = []
@@ -166,6 +167,37 @@ def _encode_pieces(tokenizer: Tokenizer, pieces: Sequence[str]) -> list[int]:
             out.extend(encode_chunk(piece))
         return out
     return tokenizer.encode("".join(pieces), "plain") if pieces else []
+
+
+def _ends_cleanly(tokenizer: Tokenizer, pieces: Sequence[str], count: int) -> bool:
+    """Whether `_encode_pieces` may take `pieces[:count]` without what follows. A library that
+    encodes a text splits it again, and the whitespace at a text's end splits as the end: GPT-2
+    reads ".\n\nThe" as ".", "\n", "\n", "The", but ".\n\n" alone as ".", "\n\n" (another id).
+    So such a tokenizer's text ends only where the chunks on both sides cannot change (see
+    Pretokenizer.windows), which needs the piece after it; one that encodes chunk by chunk
+    ends anywhere."""
+    if getattr(tokenizer, "encode_chunk", None) is not None:
+        return True
+    return count < len(pieces) and can_cut_between(pieces[count - 1], pieces[count])
+
+
+def _cleanly_ending(tokenizer: Tokenizer, windows: Iterator[list[str]]) -> Iterator[list[str]]:
+    """The same pieces, in windows that end cleanly (`_ends_cleanly`): the pieces after a
+    window's last clean end wait for the next window (for ever, in text with no clean end)."""
+    if getattr(tokenizer, "encode_chunk", None) is not None:
+        yield from windows
+        return
+    held: list[str] = []
+    for pieces in windows:
+        first_new = len(held)
+        held += pieces
+        for count in range(len(held) - 1, max(first_new, 1) - 1, -1):  # (the held pieces had no clean end)
+            if _ends_cleanly(tokenizer, held, count):
+                yield held[:count]
+                held = held[count:]
+                break
+    if held:
+        yield held
 
 
 def encode_stream(tokenizer: Tokenizer, text: str, mode: SpecialMode = "plain", block: int = BLOCK
@@ -206,7 +238,7 @@ def encode_stream(tokenizer: Tokenizer, text: str, mode: SpecialMode = "plain", 
             yield batch
             continue
         windows = pretokenizer.iter_pieces(segment, block) if pretokenizer is not None else iter([[segment]])
-        for pieces in windows:
+        for pieces in _cleanly_ending(tokenizer, windows):
             lengths = np.fromiter(map(len, pieces), np.int64, len(pieces))
             chunk_starts = chars + np.cumsum(lengths) - lengths
             batch = _batch(facts, _encode_pieces(tokenizer, pieces), chunk_starts, chars, byte_position)
@@ -362,7 +394,8 @@ class TokenizedText:
             if old_position == len(self.text):
                 return count, old_position
             index = int(np.searchsorted(chunk_starts, old_position, side="left"))
-            if index < len(chunk_starts) and chunk_starts[index] == old_position:
+            if (index < len(chunk_starts) and chunk_starts[index] == old_position
+                    and _ends_cleanly(self.tokenizer, pieces, count)):
                 return count, old_position
         if at_end:
             return len(pieces), len(self.text)

@@ -448,7 +448,7 @@ class Pretokenizer:
             cut = start + filled
             for before, after in zip(reversed(pieces[:-1]), reversed(pieces)):
                 cut -= len(after)
-                if _can_cut_between(before, after):
+                if can_cut_between(before, after):
                     yield text[start:cut]
                     filled -= cut - start
                     start = cut
@@ -482,7 +482,7 @@ class Pretokenizer:
         return out
 
 
-def _can_cut_between(before: str, after: str) -> bool:
+def can_cut_between(before: str, after: str) -> bool:
     """True where ending one text and starting another cannot change the chunks (see `windows`)."""
     return not (before[-1].isspace() or after[0].isspace() or is_mark(after[0]))
 
