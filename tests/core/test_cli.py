@@ -152,6 +152,27 @@ def test_compare_counts_and_differences() -> None:
     assert "bytes/token" in plain and "boundaries differ" in plain
 
 
+def test_compare_of_a_long_text_gives_each_tokenizers_own_tokens(tmp_path: Path) -> None:
+    """Counts equal each tokenizer's encode, and each difference lists the tokens touching its
+    characters (found by bisection; the scan it replaced took minutes for 1 MB)."""
+    from explorer.core.sources.load import load_tokenizer
+    from explorer.core.text.render import token_text
+
+    text = corpus_text("multi", 60_000) + ".\n\nThe end.  \n\n"
+    path = tmp_path / "long.txt"
+    path.write_text(text, encoding="utf-8")
+    result = run("compare", "--tokenizer", "gpt2", "--tokenizer", "o200k_base", "--file", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    tokens = [load_tokenizer(spec).encode_tokens(text, "plain") for spec in ("gpt2", "o200k_base")]
+    assert [row["tokens"] for row in document["tokenizers"]] == [len(each) for each in tokens]
+    assert len(document["differences"]) > 1000
+    for difference in document["differences"]:
+        start, end = difference["start"], difference["end"]
+        assert difference["pieces"] == [[token_text(t.bytes) for t in each if t.start < end and t.end > start]
+                                        for each in tokens]
+
+
 def test_audit_with_a_corpus(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("hello world\n" * 20 + "rare words\n", encoding="utf-8")

@@ -7,7 +7,7 @@ import pytest
 from explorer.core.algorithms.incremental import TokenizedText
 from explorer.core.algorithms.train import train
 from explorer.core.analysis import findings as F
-from explorer.core.analysis.compare import boundary_differences, byte_boundaries, compare, count
+from explorer.core.analysis.compare import boundary_differences, compare, count
 from explorer.core.formats.own import from_merges
 from explorer.core.text.render import shown_text, token_text
 
@@ -118,7 +118,7 @@ def test_counts_and_compare(tokenizer) -> None:  # type: ignore[no-untyped-def]
     readings, spans = compare("the egg", [tokenizer, from_merges([], "cl100k", name="bytes")])
     assert [r.counts.tokens for r in readings] == [len(tokenizer.encode("the egg")), 7]
     assert spans and spans[0][0] >= 0 and spans[-1][1] == 7
-    same = byte_boundaries(readings[0].tokens)
+    same = readings[0].tokens.byte_boundaries()
     assert boundary_differences("the egg", [same, same]) == []
 
 

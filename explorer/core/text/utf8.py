@@ -81,14 +81,19 @@ def is_complete(data: bytes) -> bool:
 
 
 def char_offsets(text: str) -> list[int]:
-    """byte offset -> index of the character holding that byte, for every byte of `text`, plus the end."""
+    """byte offset -> index of the character holding that byte, for every byte of `text`, plus the end.
+
+    >>> char_offsets("aé!")
+    [0, 1, 1, 2, 3]
+    """
     if text.isascii():
         return list(range(len(text) + 1))
-    offsets: list[int] = []
-    for index, char in enumerate(text):
-        offsets.extend([index] * len(char.encode("utf-8")))
-    offsets.append(len(text))
-    return offsets
+    import numpy as np  # (not at start-up)
+
+    data = np.frombuffer(text.encode("utf-8", errors="surrogatepass"), np.uint8)
+    # Each byte belongs to the character whose first byte is the last one at or before it (a
+    # loop over the characters took 4 s for 10 MB of prose).
+    return [*(np.cumsum((data & 0xC0) != 0x80) - 1).tolist(), len(text)]
 
 
 @dataclass(frozen=True, slots=True)
