@@ -8,7 +8,9 @@ import pytest
 
 from explorer.core.algorithms.incremental import TokenizedText, common_prefix, common_suffix, encode_stream
 from explorer.core.algorithms.train import train
+from explorer.core.formats.hf import export as export_hf
 from explorer.core.formats.own import from_merges
+from explorer.core.sources.hf_tokenizer import HFTokenizer
 from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
 from tests.conftest import HARD_CASES
 
@@ -18,13 +20,21 @@ TEXTS = [t for t in HARD_CASES if t] + [
 ]
 
 
-@pytest.fixture(scope="module", params=["cl100k", "gpt2", "o200k", "tiktoken:r50k_base", "tiktoken:cl100k_base"])
-def tokenizer(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    """Our BPE, which encodes chunk by chunk, and tiktoken, which splits the text it is given again."""
+@pytest.fixture(scope="module", params=["cl100k", "gpt2", "o200k", "tiktoken:r50k_base", "tiktoken:cl100k_base",
+                                         "hf:gpt2"])
+def tokenizer(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """Our BPE, which encodes chunk by chunk; tiktoken and HF tokenizers, which split the text
+    they are given again."""
     if request.param.startswith("tiktoken:"):
         return TiktokenTokenizer.bundled(request.param.removeprefix("tiktoken:"))
-    merges = list(train(TEXTS * 3, 400, request.param, ["<|endoftext|>"]))
-    return from_merges(merges, request.param, ["<|endoftext|>"], name="test")
+    pattern = request.param.removeprefix("hf:")
+    merges = list(train(TEXTS * 3, 400, pattern, ["<|endoftext|>"]))
+    ours = from_merges(merges, pattern, ["<|endoftext|>"], name="test")
+    if not request.param.startswith("hf:"):
+        return ours
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    export_hf(ours, path)
+    return HFTokenizer.from_file(path)
 
 
 def columns(text: TokenizedText) -> list[tuple[int, int, int, int, bool, bool]]:
