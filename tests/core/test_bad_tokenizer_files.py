@@ -123,6 +123,7 @@ def test_every_kind_of_file_refuses_negative_and_gap_ids(tmp_path: Path) -> None
     ([[120, 121, 97]], {}, r"merge 0 \(120 \+ 121 -> 97\) would make id 97 b'xy', but id 97 is already b'a'"),
     ([[97, 98, 256], [120, 121, 256]], {}, "merge 1 .* id 256 is already b'ab'"),
     ([[-1, 97, 256]], {}, "merge 0 .* uses token -1 before it exists"),
+    ([[97, 97, 256], [98, 98, 257], [97, 97, 258]], {}, r"merge 2 \(97 \+ 97 -> 258\) repeats the pair of merge 0"),
     ([[97, 97, -2]], {}, "makes an id outside 0 to"),
     ([[97, 97, 256]], {"<|x|>": 97}, "special token '<|x|>' has id 97, which is already the token b'a'"),
     ([[97, 97, 256]], {"<|x|>": 256}, "which is already the token b'aa'"),

@@ -68,6 +68,7 @@ def from_document(document: dict[str, Any], path: object = "<memory>") -> BPE:
         pattern = document["pattern"]["regex"]
         rows = document["merges"]
         merges = [(int(r[0]), int(r[1]), int(r[2])) for r in rows]
+        _refuse_repeated_pairs(merges)
         counts = [int(r[3]) if len(r) > 3 else 0 for r in rows]
         specials = {str(k): int(v) for k, v in document.get("special_tokens", {}).items()}
         return BPE(merges, pattern, specials, str(document.get("name", "tokenizer")), counts,
@@ -76,6 +77,19 @@ def from_document(document: dict[str, Any], path: object = "<memory>") -> BPE:
         raise TokenizerFileError(path, f"damaged tokenizer file ({type(exc).__name__}: {exc})") from None
     except ExplorerError as exc:
         raise TokenizerFileError(path, str(exc)) from None
+
+
+def _refuse_repeated_pairs(merges: list[tuple[int, int, int]]) -> None:
+    """Training merges each pair once, so a pair merged twice means an edited or damaged file
+    (BPE would skip the second merge, and its id would silently not exist)."""
+    if len({(left, right) for left, right, _ in merges}) == len(merges):
+        return
+    first: dict[tuple[int, int], int] = {}
+    for rank, (left, right, new_id) in enumerate(merges):
+        earlier = first.setdefault((left, right), rank)
+        if earlier != rank:
+            raise ExplorerError(f"merge {rank} ({left} + {right} -> {new_id}) repeats the pair of merge {earlier}; "
+                                "each pair is merged once: the file is damaged or was edited, train it again")
 
 
 def load(path: str | os.PathLike[str]) -> BPE:
