@@ -16,7 +16,7 @@ from pathlib import Path
 
 from explorer import __version__
 from explorer.cli_io import (PROG, Progress, add_input_arguments, corpus_files, load, positive_int, printable,
-                             read_input, utf8_argument)
+                             read_input, token_id, utf8_argument)
 from explorer.cli_reports import add_screenshot_command, cmd_audit, cmd_compare
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.algorithms.train import RULES, BpeTrainer, Merge
@@ -356,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     decode = commands.add_parser("decode", help="token ids to text")
     add_tokenizer(decode)
-    decode.add_argument("ids", nargs="+", type=int, metavar="ID")
+    decode.add_argument("ids", nargs="+", type=token_id, metavar="ID")
     decode.set_defaults(run=_cmd_decode)
 
     chat = commands.add_parser("chat", help="a conversation rendered by a chat template, as token ids")

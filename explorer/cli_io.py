@@ -45,7 +45,7 @@ def read_input(args: argparse.Namespace) -> str:
     every tokenizer alike: none of them silently turns bad bytes into U+FFFD)."""
     if args.text is not None:
         return _argument_text(str(args.text))
-    if args.file is not None:
+    if args.file is not None and args.file != "-":  # (`--file -`: stdin, as for most tools)
         return read_text_file(args.file)
     if sys.stdin.isatty():
         print(f"{PROG}: reading the text from stdin; end it with Ctrl-D (Ctrl-Z Enter on Windows), "
@@ -59,6 +59,18 @@ def _argument_text(text: str) -> str:
     if problem:
         raise ExplorerError(f"--text {problem}")
     return text
+
+
+def token_id(value: str) -> int:
+    """argparse type of a token id: digits 0-9, perhaps after a minus (a negative id gets its own
+    message later). `int` alone took '١٢٣' and '1_000' as ids, and echoed a 5,000-digit one whole."""
+    digits = value.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit()):
+        raise argparse.ArgumentTypeError(f"{printable(value[:24])}{'...' if len(value) > 24 else ''} is not a "
+                                         "token id (a whole number in the digits 0-9)")
+    if len(digits) > 18:
+        raise argparse.ArgumentTypeError(f"{value[:12]}... ({len(digits):,} digits) is no tokenizer's token id")
+    return int(value)
 
 
 def positive_int(value: str) -> int:
@@ -99,7 +111,7 @@ def _not_utf8(text: str) -> str | None:
 def add_input_arguments(parser: argparse.ArgumentParser, stdin: bool = True) -> None:
     group = parser.add_mutually_exclusive_group(required=not stdin)
     group.add_argument("--text", help="the text itself")
-    group.add_argument("--file", help="read the text from this UTF-8 file" + (" (default: stdin)" if stdin else ""))
+    group.add_argument("--file", help="read the text from this UTF-8 file" + (" (default, or -: stdin)" if stdin else ""))
 
 
 def corpus_files(paths: list[str], whole: bool = False) -> CorpusFiles:

@@ -465,6 +465,17 @@ def test_counts_below_one_are_refused_and_names_cannot_send_escape_sequences(tmp
     assert "\x1b" not in line and "evil\\x1b[31mred" in line
 
 
+def test_ids_are_digits_0_to_9_and_file_dash_is_stdin() -> None:
+    """int() took '١٢٣' (Arabic-Indic digits) and '1_000' as ids, and echoed a 5,000-digit id
+    whole; `--file -` was read as a file named '-'."""
+    for bad in ("١٢٣", "1_000", " 12", "9" * 5000):
+        result = run("decode", "--tokenizer", "cl100k_base", "15339", bad)
+        assert result.returncode == 2 and "token id" in result.stderr and len(result.stderr) < 400, bad[:20]
+    assert run("decode", "--tokenizer", "cl100k_base", "15339", "1917").stdout.rstrip("\n") == "hello world"
+    result = run("encode", "--tokenizer", "cl100k_base", "--file", "-", stdin=b"hello world")
+    assert result.returncode == 0 and result.stdout.split() == ["15339", "1917"]
+
+
 def test_a_corpus_of_binary_files_only_is_refused_saying_what_was_skipped(tmp_path: Path, corpus: Path) -> None:
     """audit --corpus on a folder of binary files said nothing of them and reported every token
     as never seen, as if a corpus had been read; train said so only after counting nothing."""
