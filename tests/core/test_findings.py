@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
+
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from explorer.core.algorithms.incremental import TokenizedText
 from explorer.core.algorithms.train import train
@@ -129,6 +134,34 @@ def test_audit_check_uses_the_audit_rules() -> None:
     verdict = F.audit_check(toy)
     assert verdict(258) is not None and verdict(258).startswith("unreachable")
     assert verdict(256) is None and verdict(0xFF) == "impossible in UTF-8"
+
+
+def spans_one_cut_at_a_time(text: str, boundaries: list[set[int]]) -> list[tuple[int, int]]:
+    """boundary_differences as it was written first, a loop over the differing cuts: the reference."""
+    shared = set.intersection(*boundaries)
+    offsets = [i for i, char in enumerate(text) for _ in char.encode("utf-8", "surrogatepass")] + [len(text)]
+    shared_sorted = sorted(shared | {0, len(offsets) - 1})
+    spans: list[tuple[int, int]] = []
+    for cut in sorted(set.union(*boundaries) - shared):
+        i = bisect.bisect_right(shared_sorted, cut)
+        low, high = shared_sorted[i - 1], min(shared_sorted[min(i, len(shared_sorted) - 1)], len(offsets) - 1)
+        span = (offsets[low], offsets[high - 1] + 1 if high > low else offsets[high])
+        if spans and span[0] <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], span[1]))
+        else:
+            spans.append(span)
+    return spans
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab é\u0301नमस्ते😀\n"), max_size=40), st.data())
+def test_boundary_differences_equal_the_loop_over_cuts(text: str, data: st.DataObject) -> None:
+    size = len(text.encode("utf-8"))
+    boundaries = [data.draw(st.sets(st.integers(0, size), max_size=size + 1)) | {0, size}
+                  for _ in range(data.draw(st.integers(2, 4)))]
+    assert boundary_differences(text, boundaries) == spans_one_cut_at_a_time(text, boundaries)
+    arrays = [np.array(sorted(cuts)) for cuts in boundaries]
+    assert boundary_differences(text, arrays) == spans_one_cut_at_a_time(text, boundaries)
 
 
 def test_a_difference_inside_one_character_is_that_character() -> None:

@@ -319,9 +319,9 @@ class TokenizedText:
         copy._facts = None
         return copy
 
-    def byte_boundaries(self) -> set[int]:
-        """Byte offsets where tokens start, and the end (for `compare.boundary_differences`)."""
-        return set(self.byte_starts.tolist()) | {self.byte_length}
+    def byte_boundaries(self) -> np.ndarray:
+        """Byte offsets where tokens start, and the end, in order (for `compare.boundary_differences`)."""
+        return np.append(self.byte_starts, self.byte_length)
 
     # Reading
 

@@ -7,9 +7,10 @@ contains at least one boundary that some tokenizer lacks.
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 
 from explorer.core.algorithms.incremental import TokenizedText
@@ -74,33 +75,52 @@ def count(text: str, tokens: int, words: int | None = None) -> Counts:
                   count_words(text) if words is None else words)
 
 
-def boundary_differences(text: str, boundaries: Sequence[set[int]]) -> list[tuple[int, int]]:
-    """Character spans where the tokenizations whose byte boundaries are given disagree.
+def boundary_differences(text: str, boundaries: Sequence[Iterable[int]]) -> list[tuple[int, int]]:
+    """Character spans where the tokenizations whose byte boundaries are given (sets, or arrays
+    such as TokenizedText.byte_boundaries) disagree. In numpy: 10 MB of prose has 2.3 million
+    boundaries a tokenizer, and a loop over them took 3.7 s.
 
     >>> boundary_differences("a bc", [{0, 1, 4}, {0, 1, 2, 4}])
     [(1, 4)]
     """
     if len(boundaries) < 2:
         return []
-    shared = set.intersection(*boundaries)
-    differing = set.union(*boundaries) - shared
-    if not differing:
+    cuts = [_sorted_set(np.asarray(b if isinstance(b, np.ndarray) else list(b), np.int64)) for b in boundaries]
+    shared = cuts[0]
+    for other in cuts[1:]:
+        shared = shared[_found_in(shared, other)]
+    differing = _sorted_set(np.concatenate([each[~_found_in(each, shared)] for each in cuts]))
+    if not len(differing):
         return []
-    offsets = char_offsets(text)
-    shared_sorted = sorted(shared | {0, len(offsets) - 1})
-    spans: list[tuple[int, int]] = []
-    for cut in sorted(differing):
-        i = bisect.bisect_right(shared_sorted, cut)
-        low, high = shared_sorted[i - 1], shared_sorted[min(i, len(shared_sorted) - 1)]
-        high = min(high, len(offsets) - 1)
-        # A shared cut inside a character still ends the span after that character, so a
-        # difference inside one emoji is that emoji, not an empty span.
-        span = (offsets[low], offsets[high - 1] + 1 if high > low else offsets[high])
-        if spans and span[0] <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(spans[-1][1], span[1]))
-        else:
-            spans.append(span)
-    return spans
+    offsets = char_offsets(text)  # byte -> character, and the end
+    end = len(offsets) - 1
+    shared = _sorted_set(np.concatenate((shared, [0, end])))
+    # Each differing cut lies between two shared ones, `low` and `high`: its span runs from low's
+    # character to high's. A shared cut inside a character still ends the span after that
+    # character, so a difference inside one emoji is that emoji, not an empty span.
+    after = np.searchsorted(shared, differing, "right")
+    low, high = shared[after - 1], np.minimum(shared[np.minimum(after, len(shared) - 1)], end)
+    starts = offsets[low]
+    ends = np.where(high > low, offsets[np.maximum(high - 1, 0)] + 1, offsets[high])
+    # Spans come in order of their starts; one that starts before all earlier ones end joins them.
+    joins = np.zeros(len(starts), bool)
+    joins[1:] = starts[1:] <= np.maximum.accumulate(ends)[:-1]
+    first = np.flatnonzero(~joins)
+    return list(zip(starts[first].tolist(), np.maximum.reduceat(ends, first).tolist()))
+
+
+def _sorted_set(values: np.ndarray) -> np.ndarray:
+    """`values` sorted, without repeats. (np.unique hashes int64 arrays in numpy 2.3: 1 s for
+    the 2.3 million boundaries of 10 MB, against a few milliseconds to sort sorted ones.)"""
+    values = np.sort(values)
+    return values[np.concatenate(([True], values[1:] != values[:-1]))] if len(values) else values
+
+
+def _found_in(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Whether each of `values` is in `sorted_set`, by binary search."""
+    if not len(sorted_set):
+        return np.zeros(len(values), bool)
+    return sorted_set[np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)] == values
 
 
 @dataclass(frozen=True, slots=True)
