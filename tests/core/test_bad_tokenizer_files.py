@@ -212,6 +212,14 @@ def test_tiktoken_panic_on_a_custom_pattern_becomes_an_error(tmp_path: Path) -> 
         tokenizer.encode(STUCK)
 
 
+def test_tiktoken_panic_on_a_pattern_that_matches_empty_text_says_so(tmp_path: Path) -> None:
+    """tiktoken panics on `x*` ("range end index 2 out of range"); the message blamed complexity."""
+    tokenizer = TiktokenTokenizer.from_file(rank_file(tmp_path, byte_ranks()), pattern="x*")
+    with pytest.raises(ExplorerError, match="can match empty text, which tiktoken cannot take") as caught:
+        tokenizer.encode("hello the")
+    assert "too complex" not in str(caught.value)
+
+
 def test_tokenizers_panic_on_a_split_pattern_becomes_an_error(tmp_path: Path) -> None:
     tokenizer = HFTokenizer.from_file(split_tokenizer_json(tmp_path, ONIG_RETRY))
     assert tokenizer.encode("aab") == Tokenizer.from_file(str(tmp_path / "tokenizer.json")).encode("aab").ids

@@ -84,3 +84,24 @@ def test_bad_files_give_one_clear_error(tmp_path: Path, content: bytes, problem:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(TokenizerFileError, match="no such file"):
         load_tokenizer(str(tmp_path / "nope.json"))
+
+
+def test_a_pattern_that_matches_empty_text_is_not_exported(tmp_path: Path) -> None:
+    """With `x*` this app keeps the text between the empty matches as chunks; tokenizers split
+    "hello the" otherwise (9 ids against our 3), minbpe drops it, tiktoken panics. Exporting
+    it said "wrote" all the same."""
+    from explorer.core.algorithms.train import train
+    from explorer.core.errors import ExplorerError
+    from explorer.core.formats.export import EXPORT_FORMATS, export
+    from explorer.core.formats.own import from_merges
+    from explorer.core.pretokenization.pretokenize import Pretokenizer
+
+    assert Pretokenizer("x*").matches_empty and Pretokenizer(r"a|(?=b)|[^a]").matches_empty
+    assert not Pretokenizer("[a-z]+|[^a-z]+").matches_empty and not Pretokenizer("cl100k").matches_empty
+    text = "hello the world the cat\n" * 50
+    empty = from_merges(list(train([text], 270, "x*")), "x*", name="em")
+    for format in EXPORT_FORMATS:
+        with pytest.raises(ExplorerError, match=r"can match empty text.*x\+ rather than x\*"):
+            export(empty, format, tmp_path / f"em.{format}")
+        assert not (tmp_path / f"em.{format}").exists()
+    export(from_merges(list(train([text], 270, "[a-z]+|[^a-z]+")), "[a-z]+|[^a-z]+"), "hf", tmp_path / "ok.json")

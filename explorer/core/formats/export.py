@@ -27,6 +27,11 @@ EXPORT_FORMATS = {
 def export(tokenizer: Tokenizer, format: str, path: str | os.PathLike[str]) -> None:
     """Write `tokenizer` to `path` as `format` (one of EXPORT_FORMATS)."""
     bpe = tokenizer.as_bpe()  # raises UnsupportedView, with the reason, for WordPiece and the like
+    if bpe.pretokenizer.matches_empty:
+        raise ExplorerError(f"the pattern of {tokenizer.name} ({bpe.pretokenizer.regex}) can match empty text, where "
+                            f"this app keeps the text between matches as chunks and a {format} file would split it "
+                            "otherwise, so the ids would differ; train with a pattern whose every match holds a "
+                            "character (x+ rather than x*)")
     normalizer = tokenizer.normalizer
     if normalizer is not None and format != "hf":
         raise ExplorerError(f"{tokenizer.name} normalizes text before splitting it ({_steps(normalizer)}); a "

@@ -125,6 +125,11 @@ WINDOW = 1 << 13  # characters; a window is under 2 * WINDOW characters, so at m
 _FAST_RUN = 256  # characters the ASCII version must be able to read to get a window of their own
 
 
+# Every ASCII letter, digits, marks, spaces, line breaks, punctuation, symbols, other scripts, an emoji.
+_EMPTY_MATCH_PROBE = ("The quick brown fox jumps over THE LAZY DOG, it's 2024: 3.14!\t\r\n\n  e\u0301 नमस्ते 日本語 "
+                      "مرحبا ₿ 😀 _-'s ")
+
+
 def _timeout_for(text: str) -> float:
     """Seconds a pattern may spend on `text`: generous for honest patterns, finite for bad ones."""
     return 2.0 + len(text) / 200_000
@@ -365,6 +370,20 @@ class Pretokenizer:
         if "" in pieces or sum(map(len, pieces)) != len(text):
             return [chunk.text for chunk in self.chunks(text)]
         return pieces
+
+    @cached_property
+    def matches_empty(self) -> bool:
+        """Whether the pattern can match empty text (`x*`, `a|(?=b)`), tried on a sample of every
+        kind of character. This app skips empty matches and keeps the text between them as gap
+        chunks; tokenizers and minbpe split such text otherwise, and tiktoken panics, so a
+        tokenizer with such a pattern cannot be written for them with the same ids."""
+        if self._trusted:
+            return False  # (the named patterns never do)
+        try:
+            return any(match.start() == match.end()
+                       for match in self._compiled.finditer(_EMPTY_MATCH_PROBE, timeout=_timeout_for(_EMPTY_MATCH_PROBE)))
+        except TimeoutError:
+            return False
 
     @cached_property
     def windowed(self) -> bool:

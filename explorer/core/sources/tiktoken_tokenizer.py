@@ -139,6 +139,10 @@ class TiktokenTokenizer(ListedVocabulary):
                                 r"every character, e.g. end it with |[\s\S]")
 
     def _encode_failed(self, panic: str) -> ExplorerError:
+        if self.pretokenizer.matches_empty:
+            return ExplorerError(f"tiktoken failed to encode this text with {self.name} ({panic}): its split pattern "
+                                 "can match empty text, which tiktoken cannot take; give a pattern whose every match "
+                                 "holds a character (x+ rather than x*)")
         return ExplorerError(f"tiktoken failed to encode this text with {self.name} ({panic}); its split pattern "
                              "may be too complex for this text: simplify it (avoid nested repetition)")
 
