@@ -78,6 +78,21 @@ def split_tokenizer_json(tmp_path: Path, pattern: str) -> Path:
     return path
 
 
+def test_an_added_token_that_claims_a_byte_id_gets_the_librarys_id(tmp_path: Path) -> None:
+    """An edited tokenizer.json gave the byte 0x05's id to "<|x|>": tokenizers encodes "<|x|>"
+    as a new id (256 here) and decodes 5 as the byte; we decoded 5 as "<|x|>"."""
+    path = split_tokenizer_json(tmp_path, r"\s+|\S")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["added_tokens"] = [{"id": 5, "content": "<|x|>", "single_word": False, "lstrip": False,
+                                 "rstrip": False, "normalized": False, "special": True}]
+    path.write_text(json.dumps(document), encoding="utf-8")
+    library, ours = Tokenizer.from_file(str(path)), HFTokenizer.from_file(path)
+    text = "a\x05<|x|>b"
+    assert ours.encode(text, "allowed") == library.encode(text, add_special_tokens=False).ids == [97, 5, 256, 98]
+    assert ours.decode([5]) == "\x05" and ours.decode([256]) == "<|x|>"
+    assert ours.special_tokens == {"<|x|>": 256}
+
+
 # Decoding: ids that name no token are refused, as tiktoken refuses them.
 
 @pytest.mark.parametrize(("name", "token_id", "problem"), [

@@ -64,7 +64,14 @@ class HFTokenizer(ListedVocabulary):
         self.byte_level = self.model_type == "BPE" and not self.byte_fallback and _mentions_byte_level(document)
         self.kind = ("byte-level BPE" if self.byte_level else
                      "BPE with byte fallback" if self.byte_fallback else self.model_type)
-        added = document.get("added_tokens") or []
+        # The ids the library gives the added tokens: one whose declared id another token holds
+        # gets a new id there (an edited file gave id 5, the byte 0x05, to "<|x|>": tokenizers
+        # encodes it as 300 and decodes 5 as the byte), and views must agree with its encode.
+        added: list[dict[str, Any]] = []
+        for token in document.get("added_tokens") or []:
+            library_id = self._hf.token_to_id(token["content"])
+            added.append({**token, "id": token["id"] if library_id is None else library_id})
+        self._added_tokens = added
         self._special = SpecialTokens({t["content"]: t["id"] for t in added if t.get("special")})
         # Every added token, special or not, is matched in the text before the model runs.
         self._added = AddedTokenPieces(added)
@@ -94,7 +101,7 @@ class HFTokenizer(ListedVocabulary):
         """id -> bytes: real bytes for byte-level BPE and byte-fallback pieces, else the token's text."""
         vocab = self._hf.get_vocab(with_added_tokens=True)
         table = [b""] * (max(vocab.values(), default=-1) + 1)
-        added = {t["id"]: t["content"] for t in self._document.get("added_tokens") or []}
+        added = {t["id"]: t["content"] for t in self._added_tokens}
         for token, token_id in vocab.items():
             table[token_id] = added[token_id].encode("utf-8") if token_id in added else self._token_bytes(token)
         return table
