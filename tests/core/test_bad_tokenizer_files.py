@@ -78,6 +78,13 @@ def split_tokenizer_json(tmp_path: Path, pattern: str) -> Path:
     return path
 
 
+def test_a_negative_rank_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "negative.tiktoken"
+    path.write_text("YQ== 0\n\nYg== -5\n", encoding="ascii")
+    with pytest.raises(TokenizerFileError, match="line 3 gives a negative rank"):
+        TiktokenTokenizer.from_file(path, pattern="gpt2")
+
+
 def test_an_added_token_that_claims_a_byte_id_gets_the_librarys_id(tmp_path: Path) -> None:
     """An edited tokenizer.json gave the byte 0x05's id to "<|x|>": tokenizers encodes "<|x|>"
     as a new id (256 here) and decodes 5 as the byte; we decoded 5 as "<|x|>"."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.core.corpora.corpus import CorpusFiles
+from explorer.core.corpora.corpus import CorpusFiles, read_text_file
 from explorer.core.corpora.corpus_sources import (
     Corpus, CorpusReader, NotUtf8Error, Source, list_files, record_fields, sample_sources, skip_reason, stdlib_source)
 from explorer.core.errors import CorpusError
@@ -208,6 +208,8 @@ def test_a_dangling_or_looping_link_says_so(tmp_path: Path) -> None:
         with pytest.raises(CorpusError, match=re.escape(f"{tmp_path / name}: {reason}")):
             list_files(Source.for_path(tmp_path / name))
         assert CorpusReader([Source.for_path(tmp_path / name)]).skipped[0].reason.startswith(reason)
+    with pytest.raises(CorpusError, match="leads round in a loop"):  # (--file of encode, chunks...)
+        read_text_file(tmp_path / "loop")
 
 
 def test_the_fields_of_huge_records_are_sampled_from_the_first_megabyte(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ With `whole=True` each file is one text, as the tutorials (and the "minbpe" rule
 from __future__ import annotations
 
 import codecs
+import errno
 import io
 import itertools
 import os
@@ -144,6 +145,8 @@ def read_text_file(path: str | os.PathLike[str]) -> str:
     except FileNotFoundError:
         raise CorpusError(f"{path}: no such file") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise CorpusError(f"{path}: {missing_reason(Path(path))}") from None
         raise CorpusError(f"{path}: {exc.strerror or exc}") from None
 
 

@@ -192,7 +192,10 @@ def _parse_ranks(path: str | os.PathLike[str], data: bytes) -> tuple[dict[bytes,
     if len(set(ranks.values())) != len(ranks) or len(ranks) != len(lines):
         raise TokenizerFileError(path, "a token or a rank appears twice; each line must give a new token its own rank")
     if min(ranks.values()) < 0:
-        raise TokenizerFileError(path, "negative rank")
+        number = next(number for number, line in enumerate(data.splitlines(), start=1)
+                      if line.strip() and int(line.split()[1]) < 0)
+        raise TokenizerFileError(path, f"line {number} gives a negative rank; ranks are 0, 1, 2... in the order "
+                                 "the tokens were made: the file is damaged")
     largest = max(ranks.values())
     if largest >= MAX_TOKEN_ID:
         token = next(token for token, rank in ranks.items() if rank == largest)
