@@ -111,7 +111,8 @@ def _not_utf8(text: str) -> str | None:
 def add_input_arguments(parser: argparse.ArgumentParser, stdin: bool = True) -> None:
     group = parser.add_mutually_exclusive_group(required=not stdin)
     group.add_argument("--text", help="the text itself")
-    group.add_argument("--file", help="read the text from this UTF-8 file" + (" (default, or -: stdin)" if stdin else ""))
+    where = " (default, or -: stdin)" if stdin else ""
+    group.add_argument("--file", help=f"read the text from this UTF-8 file{where}")
 
 
 def corpus_files(paths: list[str], whole: bool = False) -> CorpusFiles:

@@ -56,7 +56,7 @@ def test_stream_equals_encode_tokens(tokenizer) -> None:  # type: ignore[no-unty
     assert columns(state) == expected(tokenizer, long_text)
 
 
-def test_windows_of_a_library_tokenizer_end_where_the_text_can_be_cut(tokenizer) -> None:  # type: ignore[no-untyped-def]
+def test_windows_of_a_library_tokenizer_end_where_the_text_can_be_cut(tokenizer):  # type: ignore[no-untyped-def]
     # GPT-2 reads ".\n\nThe" as ".", "\n", "\n", "The"; a window ending after the newlines
     # and encoded as a text of its own would read them as one token "\n\n".
     text = "".join(f"Line {n}.\n\nThe end of {n}.  \n \nNext\t\t{n}.\r\n\r\nSo" for n in range(200))
@@ -67,8 +67,9 @@ def test_windows_of_a_library_tokenizer_end_where_the_text_can_be_cut(tokenizer)
         assert columns(state) == expected(tokenizer, text)
 
 
-@pytest.mark.parametrize("old, new", [("x.\nThe", "x.\n\nThe"), ("x. \nThe", "x. \n \nThe"), ("x.\n\nThe", "x.\n\n\nThe")])
-def test_an_edit_ending_in_whitespace_is_encoded_with_what_follows(tokenizer, old: str, new: str) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("old, new", [("x.\nThe", "x.\n\nThe"), ("x. \nThe", "x. \n \nThe"),
+                                      ("x.\n\nThe", "x.\n\n\nThe")])
+def test_an_edit_ending_in_whitespace_is_encoded_with_what_follows(tokenizer, old, new):  # type: ignore[no-untyped-def]
     state = TokenizedText(tokenizer, old)
     state.edit(new)
     assert state.ids.tolist() == tokenizer.encode(new, "plain")

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
 from explorer.core.algorithms.incremental import TokenizedText
 from explorer.core.plural import plural
 from explorer.core.sources.tokenizer import SpecialMode, Tokenizer

@@ -379,9 +379,9 @@ class Pretokenizer:
         tokenizer with such a pattern cannot be written for them with the same ids."""
         if self._trusted:
             return False  # (the named patterns never do)
+        matches = self._compiled.finditer(_EMPTY_MATCH_PROBE, timeout=_timeout_for(_EMPTY_MATCH_PROBE))
         try:
-            return any(match.start() == match.end()
-                       for match in self._compiled.finditer(_EMPTY_MATCH_PROBE, timeout=_timeout_for(_EMPTY_MATCH_PROBE)))
+            return any(match.start() == match.end() for match in matches)
         except TimeoutError:
             return False
 
