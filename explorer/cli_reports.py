@@ -4,27 +4,35 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Callable
 
 from explorer.cli_io import PROG, Progress, corpus_files, drain, load, read_input, utf8_argument
+from explorer.core.algorithms.incremental import TokenizedText
 from explorer.core.analysis.audit import audit_vocabulary, seen_flags
 from explorer.core.analysis.compare import compare
+from explorer.core.analysis.occurrences import count_occurrences
 from explorer.core.errors import ExplorerError
 from explorer.core.files import check_output, check_png_output, display_path
-from explorer.core.analysis.occurrences import count_occurrences
-from explorer.core.text.render import token_text
-from explorer.core.algorithms.incremental import TokenizedText
 from explorer.core.sources.tokenizer import Tokenizer
-from explorer.core.text.render import shown_text
+from explorer.core.text.render import shown_text, token_text
 
 
-def _pieces(tokens: TokenizedText, start: int, end: int, show: Callable[[bytes], str] = token_text) -> list[str]:
+def _pieces(tokens: TokenizedText, start: int, end: int, shown: Callable[[int], str]) -> list[str]:
     """How one tokenizer cuts the characters start..end: the tokens that touch them (found by
-    bisection: a scan of all tokens for each span took 6.5 minutes on 1 MB of prose), as the
-    token view shows them (`·` for a space, `<E0 A4>` for part of a character)."""
-    return [show(tokens.token(index).bytes) for index in tokens.tokens_in(start, end)]
+    bisection: a scan of all tokens for each span took 6.5 minutes on 1 MB of prose), each as
+    `shown` gives its id."""
+    found = tokens.tokens_in(start, end)
+    return list(map(shown, tokens.ids[found.start:found.stop].tolist()))
+
+
+def _shown_by_id(tokenizer: Tokenizer, show: Callable[[bytes], str]) -> Callable[[int], str]:
+    """A token id as the token view shows its bytes (`·` for a space, `<E0 A4>` for part of a
+    character), worked out once an id: the same tokens recur in thousands of differences, and
+    making and rendering each piece again took most of `compare --json`'s time."""
+    return functools.cache(lambda token_id: show(tokenizer.token_bytes(token_id)))
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -38,8 +46,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
              "chars_per_token": round(r.counts.chars / r.counts.tokens, 4) if r.counts.tokens else 0.0}
             for spec, r in zip(args.tokenizer, readings)]
     if args.json:
+        shown = [_shown_by_id(r.tokenizer, token_text) for r in readings]
         differences = [{"start": start, "end": end, "text": text[start:end],
-                        "pieces": [_pieces(r.tokens, start, end) for r in readings]} for start, end in spans]
+                        "pieces": [_pieces(r.tokens, start, end, each) for r, each in zip(readings, shown)]}
+                       for start, end in spans]
         print(json.dumps({"chars": len(text), "bytes": len(text.encode("utf-8", errors="surrogatepass")),
                           "tokenizers": rows, "differences": differences}, ensure_ascii=False))
         return 0
@@ -49,8 +59,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"{row['spec']:<{width}}  {row['tokens']:>8,}  {row['bytes_per_token']:>11.2f}  "
               f"{row['chars_per_token']:>11.2f}")
     print(f"token boundaries differ in {len(spans):,} place{'s' if len(spans) != 1 else ''}")
+    shown = [_shown_by_id(r.tokenizer, shown_text) for r in readings]
     for start, end in spans[: args.limit]:  # one row each: `↵` for a newline, never a line break
-        cuts = "   ".join("|".join(_pieces(r.tokens, start, end, shown_text)) for r in readings)
+        cuts = "   ".join("|".join(_pieces(r.tokens, start, end, each)) for r, each in zip(readings, shown))
         print(f"  {start}-{end} {text[start:end]!r}: {cuts}")
     if len(spans) > args.limit:
         print(f"  ... and {len(spans) - args.limit:,} more (--limit, or --json for all)")
