@@ -220,3 +220,11 @@ def test_outside_classes_leaves_out_every_member() -> None:
     outside = outside_classes("tiktoken", classes)
     assert "“" in outside and "─" in outside and "é" not in outside and "\u00a0" not in outside
     assert not [c for c in outside for name in classes if member(c, name, "tiktoken")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("hel o\n1é"), max_size=30))
+def test_covers_says_whether_chunks_has_a_gap(text: str) -> None:
+    for pattern in ("l+", "[a-z]+|[^a-z]+", "x*", "cl100k"):
+        pretokenizer = Pretokenizer(pattern)
+        assert pretokenizer.covers(text) == (not any(chunk.is_gap for chunk in pretokenizer.chunks(text))), pattern

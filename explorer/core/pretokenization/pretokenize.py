@@ -371,6 +371,18 @@ class Pretokenizer:
             return [chunk.text for chunk in self.chunks(text)]
         return pieces
 
+    def covers(self, text: str) -> bool:
+        """Whether the matches leave no character of `text` unmatched: one pass of the pattern,
+        where looking for a gap chunk in `chunks` also labels every chunk with its alternative
+        (2 s for 1 MB, against tiktoken's 0.07 s to encode it)."""
+        if self._trusted:
+            return True  # (the named patterns match every character)
+        try:
+            matches = self._regex_for(text).finditer(text, timeout=_timeout_for(text))
+            return sum(match.end() - match.start() for match in matches) == len(text)
+        except TimeoutError:
+            raise PatternTimeoutError(self.regex, _timeout_for(text)) from None
+
     @cached_property
     def matches_empty(self) -> bool:
         """Whether the pattern can match empty text (`x*`, `a|(?=b)`), tried on a sample of every

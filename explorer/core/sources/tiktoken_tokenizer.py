@@ -132,6 +132,8 @@ class TiktokenTokenizer(ListedVocabulary):
         """Refuse a text that a custom pattern leaves partly unmatched: tiktoken encodes only what
         the pattern matches, and the rest would be lost without a word (and token spans shifted).
         The pattern runs here with a time limit too, where fancy-regex may give up without saying."""
+        if self.pretokenizer.covers(text):
+            return
         gap = next((chunk for chunk in self.pretokenizer.chunks(text) if chunk.is_gap), None)
         if gap is not None:
             raise ExplorerError(f"the pattern of {self.name} leaves part of the text unmatched ({gap.text[:20]!r} at "
