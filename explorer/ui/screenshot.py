@@ -14,7 +14,7 @@ import os
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +105,12 @@ class Shooter:
         from explorer.ui.settings import Settings
         from explorer.ui.theme import BASE_POINT_SIZE, apply_theme
 
+        from explorer.core.sources.load import canonical_spec
+
         shot.check()
+        # By the names the pickers list: `--compare gpt2` showed GPT-4o in its lane's picker.
+        shot = replace(shot, tokenizer=shot.tokenizer and canonical_spec(shot.tokenizer),
+                       compare=tuple(map(canonical_spec, shot.compare)))
         apply_theme(self.app, shot.theme)  # type: ignore[arg-type]
         with tempfile.TemporaryDirectory() as folder:
             store = QSettings(str(Path(folder) / "settings.ini"), QSettings.Format.IniFormat)

@@ -335,3 +335,19 @@ def test_a_window_shot_of_a_training_run_closes_without_asking_to_save(shooter: 
     assert trained and trained[0], "the shot trained nothing: the test would prove nothing"
     assert not asked
     assert QImage(str(out)).width() == 1280
+
+
+def test_an_alias_is_shot_by_the_name_the_pickers_list(shooter: Shooter, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--tokenizer gpt2 --compare gpt2` showed "gpt2" in the main picker and GPT-4o, the first
+    entry, in the lane's: neither picker lists the alias."""
+    built: list[tuple[str, tuple[str, ...]]] = []
+    build = shooter._build
+
+    def recording(session: Session, shot: Shot) -> object:
+        built.append((session.tokenizer_spec, shot.compare))
+        return build(session, shot)
+
+    monkeypatch.setattr(shooter, "_build", recording)
+    shooter.render(Shot("tokens", str(tmp_path / "alias.png"), "gpt2", "hello", compare=("gpt2",)))
+    assert built == [("r50k_base", ("r50k_base",))]

@@ -212,6 +212,13 @@ def bundled_sentencepiece() -> list[TokenizerEntry]:
             for model in BUNDLED_MODELS.values()]
 
 
+def canonical_spec(spec: str) -> str:
+    """The bundled encoding's own name for an alias (`gpt2` -> `r50k_base`), as pickers list it;
+    any other spec as it is."""
+    encoding = tiktoken_file.bundled(spec)
+    return encoding.name if encoding is not None else spec
+
+
 def bundled_names() -> list[str]:
     """Every name `load_tokenizer` knows without a file: the bundled encodings and their aliases."""
     return [name for encoding in tiktoken_file.BUNDLED.values() for name in (encoding.name, *encoding.aliases)] + \
