@@ -61,10 +61,11 @@ class Shot:
 
 
 def parse_size(size: str) -> tuple[int, int]:
-    try:
-        width, height = (int(part) for part in size.lower().split("x"))
-    except ValueError:
-        raise ExplorerError(f"--size {size!r}: give it as WIDTHxHEIGHT, e.g. 1200x800") from None
+    """WIDTHxHEIGHT in the digits 0-9 (`int` alone also took '١٢٠٠', '1_200' and ' 1200 ')."""
+    parts = size.lower().split("x")
+    if len(parts) != 2 or not all(part.isascii() and part.isdigit() and len(part) < 6 for part in parts):
+        raise ExplorerError(f"--size {size!r}: give it as WIDTHxHEIGHT, e.g. 1200x800")
+    width, height = map(int, parts)
     if not (200 <= width <= 8000 and 150 <= height <= 8000):
         raise ExplorerError(f"--size {size!r}: width and height must be between 200x150 and 8000x8000")
     return width, height

@@ -17,7 +17,7 @@ from explorer.core.corpora.corpus_sources import Source
 from explorer.core.errors import ExplorerError
 from explorer.ui.corpus import create_pane
 from explorer.ui.corpus.models import NAME, SCRIPTS
-from explorer.ui.screenshot import Shooter, Shot
+from explorer.ui.screenshot import Shooter, Shot, parse_size
 from explorer.ui.session import Session
 from explorer.ui.theme import PRESENTATION_POINT_SIZE
 
@@ -351,3 +351,16 @@ def test_an_alias_is_shot_by_the_name_the_pickers_list(shooter: Shooter, tmp_pat
     monkeypatch.setattr(shooter, "_build", recording)
     shooter.render(Shot("tokens", str(tmp_path / "alias.png"), "gpt2", "hello", compare=("gpt2",)))
     assert built == [("r50k_base", ("r50k_base",))]
+
+
+@pytest.mark.parametrize("size", ["١٢٠٠x٨٠٠", "1_200x800", " 1200x800", "1200x800x600", "x800", "1200X", "+1200x800"])
+def test_a_size_is_digits_0_to_9_on_both_sides_of_an_x(size: str) -> None:
+    with pytest.raises(ExplorerError, match="WIDTHxHEIGHT"):
+        parse_size(size)
+
+
+def test_a_size_in_range_is_read_either_case() -> None:
+    assert parse_size("1280x800") == (1280, 800)
+    assert parse_size("1920X1080") == (1920, 1080)
+    with pytest.raises(ExplorerError, match="between 200x150 and 8000x8000"):
+        parse_size("100x800")
