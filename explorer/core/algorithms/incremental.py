@@ -157,14 +157,19 @@ def _pieces(tokenizer: Tokenizer, text: str) -> list[str]:
     return pretokenizer.pieces(text) if pretokenizer is not None and text else ([text] if text else [])
 
 
+def _by_chunk(tokenizer: Tokenizer) -> bool:
+    """Whether `tokenizer` encodes one chunk at a time (`encode_chunk`: our BPE); a library
+    (tiktoken, Hugging Face) is given whole texts, which it splits again itself."""
+    return getattr(tokenizer, "encode_chunk", None) is not None
+
+
 def _encode_pieces(tokenizer: Tokenizer, pieces: Sequence[str]) -> list[int]:
     """Ids of consecutive whole chunks. A tokenizer without `encode_chunk` encodes their joined
     text, so it must end where the text can be cut (see `_ends_cleanly`)."""
-    encode_chunk = getattr(tokenizer, "encode_chunk", None)
-    if encode_chunk is not None:
+    if _by_chunk(tokenizer):
         out: list[int] = []
         for piece in pieces:
-            out.extend(encode_chunk(piece))
+            out.extend(tokenizer.encode_chunk(piece))  # type: ignore[attr-defined]
         return out
     return tokenizer.encode("".join(pieces), "plain") if pieces else []
 
@@ -176,7 +181,7 @@ def _ends_cleanly(tokenizer: Tokenizer, pieces: Sequence[str], count: int) -> bo
     So such a tokenizer's text ends only where the chunks on both sides cannot change (see
     Pretokenizer.windows), which needs the piece after it; one that encodes chunk by chunk
     ends anywhere."""
-    if getattr(tokenizer, "encode_chunk", None) is not None:
+    if _by_chunk(tokenizer):
         return True
     return count < len(pieces) and can_cut_between(pieces[count - 1], pieces[count])
 
@@ -184,7 +189,7 @@ def _ends_cleanly(tokenizer: Tokenizer, pieces: Sequence[str], count: int) -> bo
 def _cleanly_ending(tokenizer: Tokenizer, windows: Iterator[list[str]]) -> Iterator[list[str]]:
     """The same pieces, in windows that end cleanly (`_ends_cleanly`): the pieces after a
     window's last clean end wait for the next window (for ever, in text with no clean end)."""
-    if getattr(tokenizer, "encode_chunk", None) is not None:
+    if _by_chunk(tokenizer):
         yield from windows
         return
     held: list[str] = []
