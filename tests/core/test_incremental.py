@@ -67,6 +67,21 @@ def test_windows_of_a_library_tokenizer_end_where_the_text_can_be_cut(tokenizer)
         assert columns(state) == expected(tokenizer, text)
 
 
+def test_a_list_of_words_streams_in_windows_and_an_edit_stays_local(tokenizer):  # type: ignore[no-untyped-def]
+    # Every chunk before a word ends in a newline: windows end only after one (Pretokenizer.can_cut).
+    words = ["".join(chr(97 + n // 26 ** k % 26) for k in range(3)) for n in range(3000)]
+    text = "".join(word + ("\n\n" if n % 5 == 0 else "\n") for n, word in enumerate(words))
+    batches = list(encode_stream(tokenizer, text, "plain", block=64))
+    assert len(batches) > 10
+    state = TokenizedText(tokenizer)
+    state.extend_all(iter(batches), text)
+    assert columns(state) == expected(tokenizer, text)
+    new = text[:5000] + "inserted\n" + text[5000:]
+    edit = state.edit(new)
+    assert edit is not None and edit.removed < 50  # not re-encoded to the end
+    assert columns(state) == expected(tokenizer, new)
+
+
 @pytest.mark.parametrize("old, new", [("x.\nThe", "x.\n\nThe"), ("x. \nThe", "x. \n \nThe"),
                                       ("x.\n\nThe", "x.\n\n\nThe")])
 def test_an_edit_ending_in_whitespace_is_encoded_with_what_follows(tokenizer, old, new):  # type: ignore[no-untyped-def]

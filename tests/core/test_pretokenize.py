@@ -154,6 +154,28 @@ def test_custom_patterns_give_the_pieces_of_the_whole_text(text: str, alternativ
     assert windowed_pieces(pretokenizer, text, size) == (whole, whole)
 
 
+@settings(max_examples=600, deadline=None)
+@given(lines=st.lists(st.text(alphabet=st.sampled_from("ab. \t\n\r\u3000\u0301"), max_size=8), min_size=4, max_size=40),
+       pattern=st.sampled_from(sorted(WINDOW_SAFE)), size=st.integers(2, 16))
+def test_windows_cut_after_whitespace_only_where_it_splits_alone_the_same(lines: list[str], pattern: str,
+                                                                           size: int) -> None:
+    """Runs of whitespace of every kind at the cuts: a window may now end in them (word lists)."""
+    text = "\n".join(lines)
+    pretokenizer = Pretokenizer(pattern)
+    whole = regex.compile(pattern).findall(text)
+    assert windowed_pieces(pretokenizer, text, size) == (whole, whole)
+
+
+@pytest.mark.parametrize("pattern", sorted(WINDOW_SAFE - {NAMED_PATTERNS["none"]}))  # ("none": one chunk)
+def test_a_list_of_words_one_a_line_is_cut_into_windows(pattern: str) -> None:
+    """Every chunk before a word ends in a newline: the only cuts are after one."""
+    text = "".join(f"word{i % 7 * 'x'}\n" for i in range(5000))
+    pretokenizer = Pretokenizer(pattern)
+    windows = list(pretokenizer.windows(text, size=1000))
+    assert len(windows) > 10
+    assert [p for window in windows for p in pretokenizer.pieces(window)] == pretokenizer.pieces(text)
+
+
 def test_lookahead_pattern_is_not_cut_into_windows() -> None:
     pattern = r"[a-z]+(?=[0-9])|[a-z]|[0-9]+|\s+|."
     text = "xxxx" + "hello42" * 4000

@@ -19,7 +19,7 @@ import numpy as np
 import regex
 
 from explorer.core.errors import SpecialTokenError
-from explorer.core.pretokenization.pretokenize import BLOCK, can_cut_between
+from explorer.core.pretokenization.pretokenize import BLOCK
 from explorer.core.sources.tokenizer import SpecialMode, Token, Tokenizer
 
 SPECIAL, CUTS_START, CUTS_END = 1, 2, 4  # bits of TokenizedText.flags
@@ -183,7 +183,8 @@ def _ends_cleanly(tokenizer: Tokenizer, pieces: Sequence[str], count: int) -> bo
     ends anywhere."""
     if _by_chunk(tokenizer):
         return True
-    return count < len(pieces) and can_cut_between(pieces[count - 1], pieces[count])
+    pretokenizer = tokenizer.pretokenizer
+    return pretokenizer is not None and pretokenizer.can_cut(pieces, count)
 
 
 def _cleanly_ending(tokenizer: Tokenizer, windows: Iterator[list[str]]) -> Iterator[list[str]]:

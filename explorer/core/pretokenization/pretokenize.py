@@ -10,7 +10,7 @@ tokenizers' for training and tokenizer.json (see unicode_classes: `regex`'s own 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -462,10 +462,7 @@ class Pretokenizer:
         For encoders that must not see a big text at once (a library call that holds the
         interpreter lock, a GUI that wants progress). Encoding each window gives the same ids
         as encoding the whole text, because a window ends only where the chunks on both sides
-        are the same whether or not the text goes on: after a chunk that does not end in
-        whitespace (the only chunks whose match looks ahead, through `(?!\\S)` or `$`), and
-        before one that starts with neither whitespace nor a combining mark (which Unicode
-        normalization could join to the character before it). A pattern that is not
+        are the same whether or not the text goes on (`can_cut`). A pattern that is not
         `windowed` gets the whole text as one window.
         """
         if len(text) <= 2 * size or not self.windowed:
@@ -477,15 +474,39 @@ class Pretokenizer:
             if filled < size:
                 continue
             cut = start + filled
-            for before, after in zip(reversed(pieces[:-1]), reversed(pieces)):
-                cut -= len(after)
-                if can_cut_between(before, after):
+            for index in range(len(pieces) - 1, 0, -1):
+                cut -= len(pieces[index])
+                if self.can_cut(pieces, index):
                     yield text[start:cut]
                     filled -= cut - start
                     start = cut
                     break
         if start < len(text):
             yield text[start:]
+
+    def can_cut(self, pieces: Sequence[str], index: int) -> bool:
+        """Whether `pieces`, consecutive chunks of a text, may be cut before `pieces[index]` into
+        two texts whose chunks are the same as in the whole.
+
+        The chunk after the cut must start with neither whitespace (`" cat"` would lose its
+        space) nor a combining mark (which Unicode normalization could join to the character
+        before). The chunk before it may end in anything but whitespace: only a run of
+        whitespace looks ahead (through `(?!\\S)` or `$`), so only such a run can split
+        otherwise at the end of a text (GPT-2 reads `.\\n\\nThe` as `.`, `\\n`, `\\n`, `The` but
+        `.\\n\\n` as `.`, `\\n\\n`). The chunks ending in whitespace before the cut may end a text
+        where they split alone as they do here: a list of words, one a line, has no other cut.
+        """
+        if not 0 < index < len(pieces) or pieces[index][0].isspace() or is_mark(pieces[index][0]):
+            return False
+        if not pieces[index - 1][-1].isspace():
+            return True
+        start = index - 1  # the chunks after the last one that ends in something else
+        while start > 0 and pieces[start - 1][-1].isspace():
+            start -= 1
+        if start == 0 or not self.windowed:  # (a custom pattern may look further ahead, or behind)
+            return False
+        tail = list(pieces[start:index])
+        return self.pieces("".join(tail)) == tail
 
     def chunks(self, text: str) -> list[Chunk]:
         """Every chunk with span and alternative; unmatched text becomes gap chunks."""
@@ -511,11 +532,6 @@ class Pretokenizer:
         if position < len(text):
             out.append(Chunk(text[position:], position, len(text), GAP, GAP_LABEL))
         return out
-
-
-def can_cut_between(before: str, after: str) -> bool:
-    """True where ending one text and starting another cannot change the chunks (see `windows`)."""
-    return not (before[-1].isspace() or after[0].isspace() or is_mark(after[0]))
 
 
 def _without_possessives(pattern: str) -> str:
