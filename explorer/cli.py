@@ -284,12 +284,19 @@ def _cmd_export(args: argparse.Namespace) -> int:
         raise OutputFileError(f"{display_path(target)}: exists and is not a tokenizer file; exporting would "
                               "replace it, so name another file (or delete this one first)")
     tokenizer = load(args)
-    kept = _ids_in(target) if target.is_file() and target.stat().st_size else None
-    if kept is not None and kept > tokenizer.vocab_size:
-        raise OutputFileError(f"{display_path(target)}: holds {kept:,} ids, more than the {tokenizer.vocab_size:,} of "
-                              f"{tokenizer.name}; name another file to keep both (or delete this one first)")
-    export(tokenizer, args.format, args.out)
+    if target.is_file() and target.stat().st_size:
+        kept = _ids_in(target)
+        if kept is None:  # (its size cannot be compared: it may well be the bigger one)
+            raise OutputFileError(f"{display_path(target)}: is a tokenizer file this app cannot load, so it cannot "
+                                  "tell whether it holds more; name another file (or delete this one first)")
+        if kept > tokenizer.vocab_size:
+            raise OutputFileError(f"{display_path(target)}: holds {kept:,} ids, more than the "
+                                  f"{tokenizer.vocab_size:,} of {tokenizer.name}; name another file to keep both "
+                                  "(or delete this one first)")
+    notes = export(tokenizer, args.format, args.out)
     print(f"{PROG}: wrote {display_path(args.out)}", file=sys.stderr)
+    for note in notes:
+        print(f"{PROG}: note: {note}", file=sys.stderr)
     if args.format == "tiktoken":
         pretokenizer = tokenizer.pretokenizer
         pattern = ("PATTERN" if pretokenizer is None else pretokenizer.name if pretokenizer.name != "custom" else
@@ -300,15 +307,23 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
+    """Print every tokenizer, and on stderr each damaged cache folder left out. Cache entries are
+    named after folders, which may hold anything: names are escaped for the terminal, and paths
+    with bytes that are not UTF-8 are shown as `display_path` shows them, so --json stays UTF-8."""
+    from explorer.core.sources.hf_cache import skipped_models  # (only `list` reports them)
+
     entries = list_tokenizers()
     if args.json:
-        print(json.dumps({"tokenizers": [{"name": e.name, "spec": e.spec, "source": e.source,
+        print(json.dumps({"tokenizers": [{"name": e.name, "spec": e.spec, "source": display_path(e.source),
                                           **({"family": e.family} if e.family else {})} for e in entries]},
                          ensure_ascii=False))
-        return 0
-    width = max(len(e.spec) for e in entries)
-    for entry in entries:
-        print(f"{entry.spec:<{width}}  {entry.source}")
+    else:
+        shown = [(printable(e.spec), printable(display_path(e.source))) for e in entries]
+        width = max(len(spec) for spec, _ in shown)
+        for spec, source in shown:
+            print(f"{spec:<{width}}  {source}")
+    for note in skipped_models():
+        print(f"{PROG}: left out {printable(note)}", file=sys.stderr)
     return 0
 
 

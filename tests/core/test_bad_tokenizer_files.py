@@ -187,6 +187,14 @@ def test_tiktoken_without_every_single_byte_is_refused_on_load(tmp_path: Path) -
         pytest.fail("tiktoken no longer panics: the load-time check may be relaxed")
 
 
+def test_a_special_token_on_the_id_of_a_ranked_token_is_refused(tmp_path: Path) -> None:
+    """It would encode as the special token and decode as the ranked one (tiktoken decodes `(`)."""
+    path = rank_file(tmp_path, byte_ranks())
+    with pytest.raises(TokenizerFileError, match=r"'<s>' has id 40, which is already the token b'\('"):
+        TiktokenTokenizer.from_file(path, pattern="gpt2", special_tokens={"<s>": 40})
+    assert TiktokenTokenizer.from_file(path, pattern="gpt2", special_tokens={"<s>": 256}).decode([256]) == "<s>"
+
+
 # Huge ids: refused at once, not after minutes of allocating.
 
 def _own_huge_merge(tmp_path: Path) -> Path:

@@ -7,6 +7,7 @@ Every command runs as a subprocess with a timeout, so a hang fails instead of bl
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -514,3 +515,17 @@ def test_export_never_replaces_a_file_that_is_not_a_tokenizer(tmp_path: Path, co
     empty = tmp_path / "empty.json"
     empty.touch()
     assert run("export", "--tokenizer", str(trained), "--format", "hf", "--out", str(empty)).returncode == 0
+
+
+def test_export_never_replaces_a_tokenizer_file_it_cannot_load(tmp_path: Path, corpus: Path) -> None:
+    """Its size cannot be compared, and it may be the bigger one (the library may load what we refuse)."""
+    trained = tmp_path / "trained.json"
+    assert run("train", "--vocab-size", "260", "--out", str(trained), str(corpus)).returncode == 0
+    bigger = tmp_path / "bigger.json"
+    assert run("export", "--tokenizer", "gpt2", "--format", "hf", "--out", str(bigger)).returncode == 0
+    document = json.loads(bigger.read_text(encoding="utf-8"))
+    document["added_tokens"].append({"id": 50257, "content": "", "single_word": False, "lstrip": False,
+                                     "rstrip": False, "normalized": False, "special": True})
+    bigger.write_text(json.dumps(document), encoding="utf-8")
+    refused(("export", "--tokenizer", str(trained), "--format", "hf", "--out", str(bigger)),
+            "is a tokenizer file this app cannot load", [bigger])

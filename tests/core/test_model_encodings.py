@@ -28,6 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.core.errors import ExplorerError, TokenizerFileError
+from explorer.core.formats.export import export
 from explorer.core.formats.tiktoken_file import BUNDLED
 from explorer.core.sources.load import load_tokenizer
 from explorer.core.sources.tiktoken_tokenizer import TiktokenTokenizer
@@ -202,6 +203,20 @@ def test_special_tokens_are_the_references(name: str, references: dict[str, tikt
     assert ours.decode(ours.encode(text, special="allowed")) == text
 
 
+def test_an_id_with_two_names_decodes_spans_and_exports_as_tiktoken_reads_it(references: dict[str, tiktoken.Encoding],
+                                                                              tmp_path: Path) -> None:
+    """o200k_harmony names 200018 both `<|endofprompt|>` and `<|reserved_200018|>`; tiktoken decodes the first."""
+    ours, theirs = loaded("o200k_harmony"), references["o200k_harmony"]
+    assert ours.decode([200018]) == theirs.decode([200018]) == "<|endofprompt|>"
+    tokens = ours.encode_tokens("x<|endofprompt|>y", "allowed")
+    assert [(t.id, t.start, t.end) for t in tokens] == [(87, 0, 1), (200018, 1, 16), (88, 16, 17)]
+    out = tmp_path / "harmony.json"
+    notes = export(ours, "hf", out)
+    assert len(notes) == 1 and "'<|reserved_200018|>' shares id 200018 with '<|endofprompt|>'" in notes[0]
+    text = "a<|endofprompt|>b<|start|>c<|channel|>d<|endoftext|>"
+    assert load_tokenizer(str(out)).encode(text, "allowed") == theirs.encode(text, allowed_special="all")
+
+
 def test_tekken_special_tokens_come_first(references: dict[str, object]) -> None:
     ours, theirs = loaded("tekken"), references["tekken"]
     assert isinstance(theirs, TekkenReference)
@@ -328,12 +343,19 @@ def run_cli(*args: str) -> str:
     (lambda d: d["config"].update(default_vocab_size=400), "needs 396 tokens"),
     (lambda d: d["vocab"][3].update(rank=7), "not listed in rank order"),
     (lambda d: d["vocab"][3].update(token_bytes="!!"), "malformed"),
+    # The special tokens take ranks 0, 1, 2, ... (Tekkenizer fills the rest of the block after them):
+    # one beyond the block would share its id with a byte, and decode as the special token.
+    (lambda d: d["special_tokens"][1].update(rank=50), "rank 50 is out of turn"),
+    (lambda d: d["special_tokens"][1].update(rank=0), "rank 0 is taken twice"),
+    (lambda d: d.pop("special_tokens"), "there are 20 of them"),  # the deprecated defaults, in a block of 4
 ])
 def test_a_broken_tekken_file_says_what_is_wrong(tmp_path: Path, change: object, problem: str) -> None:
     document = {"config": {"pattern": r"\S+|\s+", "default_vocab_size": 260, "default_num_special_tokens": 4,
                            "num_vocab_tokens": 256, "version": "v3"},
                 "vocab": [{"rank": i, "token_bytes": base64.b64encode(bytes([i])).decode(), "token_str": None}
-                          for i in range(256)]}
+                          for i in range(256)],
+                "special_tokens": [{"rank": 0, "token_str": "<unk>", "is_control": True},
+                                   {"rank": 1, "token_str": "<s>", "is_control": True}]}
     small = tmp_path / "tekken.json"
     small.write_text(json.dumps(document))
     assert load_tokenizer(str(small)).encode("ab", "plain") == [4 + 97, 4 + 98]

@@ -98,15 +98,16 @@ class BPE(CachedEncoding, Tokenizer):
     def _set_special(self, token: str, token_id: int, special_ids: set[int]) -> None:
         """A special token may share an id only with a token of its bytes, with a byte or merged
         token spelt like it (`to_chars`, as Hugging Face's trainer shares them; see train.py), or
-        with an earlier special token at an id in `shared` (the later name decodes); any other
+        with an earlier special token at an id in `shared` (the first name decodes, as tiktoken
+        decodes o200k_harmony's 200018: `<|endofprompt|>`, not `<|reserved_200018|>`); any other
         token at its id is a clash: the file is damaged."""
         data = token.encode("utf-8")
         if not 0 <= token_id < MAX_TOKEN_ID:
             raise ExplorerError(f"the special token {token!r} has id {token_id}, outside 0 to {MAX_TOKEN_ID - 1}; "
                                 "the file is damaged")
         existing = self.vocab[token_id] if token_id < len(self.vocab) else b""
-        if existing and to_chars(existing) == token:
-            return  # a byte or merged token spelt like this special token: they share the id (train.py)
+        if existing and (to_chars(existing) == token or token_id in special_ids):
+            return  # a byte or merged token spelt like it (they share the id: train.py), or an earlier name
         if existing and existing != data and token_id not in special_ids:
             raise ExplorerError(f"the special token {token!r} has id {token_id}, which is already the token "
                                 f"{existing!r}; give it an id of its own (such as {len(self.vocab)})")

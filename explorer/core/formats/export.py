@@ -24,8 +24,9 @@ EXPORT_FORMATS = {
 }
 
 
-def export(tokenizer: Tokenizer, format: str, path: str | os.PathLike[str]) -> None:
-    """Write `tokenizer` to `path` as `format` (one of EXPORT_FORMATS)."""
+def export(tokenizer: Tokenizer, format: str, path: str | os.PathLike[str]) -> list[str]:
+    """Write `tokenizer` to `path` as `format` (one of EXPORT_FORMATS); returns notes on what the
+    file could not hold."""
     bpe = tokenizer.as_bpe()  # raises UnsupportedView, with the reason, for WordPiece and the like
     if bpe.pretokenizer.matches_empty:
         raise ExplorerError(f"the pattern of {tokenizer.name} ({bpe.pretokenizer.regex}) can match empty text, where "
@@ -37,13 +38,14 @@ def export(tokenizer: Tokenizer, format: str, path: str | os.PathLike[str]) -> N
         raise ExplorerError(f"{tokenizer.name} normalizes text before splitting it ({_steps(normalizer)}); a "
                             f"{format} file cannot say so and would encode differently: export it as hf")
     if format == "hf":
-        hf.export(bpe, path, normalizer)  # tokenizer.json carries any normalizer as it is
-    elif format == "tiktoken":
+        return hf.export(bpe, path, normalizer)  # tokenizer.json carries any normalizer as it is
+    if format == "tiktoken":
         write_tiktoken(bpe, path)
     elif format == "minbpe":
         minbpe.save(bpe, path)
     else:
         raise ExplorerError(f"unknown export format {format!r}; choose one of {', '.join(EXPORT_FORMATS)}")
+    return []
 
 
 def write_tiktoken(bpe: BPE, path: str | os.PathLike[str]) -> None:

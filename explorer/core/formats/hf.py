@@ -23,8 +23,9 @@ def to_document(tokenizer: BPE, normalizer: dict[str, Any] | None = None) -> dic
 
     A tokenizer.json gives one string one id, model and added tokens alike, so a special token spelt
     like a learned token must share its id (as our trainer and Hugging Face's give it); a file where
-    they differ is refused, not silently renumbered."""
-    specials = tokenizer.special.tokens
+    they differ is refused, not silently renumbered. Of two special tokens at one id (`aliases`),
+    only the first is written."""
+    specials = first_names(tokenizer.special.tokens)
     special_ids = tokenizer.special_only_ids
     vocab = {to_chars(data): token_id for token_id, data in enumerate(tokenizer.vocab)
              if token_id not in special_ids and data}
@@ -66,8 +67,28 @@ def to_document(tokenizer: BPE, normalizer: dict[str, Any] | None = None) -> dic
     }
 
 
-def export(tokenizer: BPE, path: str | os.PathLike[str], normalizer: dict[str, Any] | None = None) -> None:
+def export(tokenizer: BPE, path: str | os.PathLike[str], normalizer: dict[str, Any] | None = None) -> list[str]:
+    """Write the tokenizer.json; returns what it could not hold (`aliases`), for the user to hear."""
     write_atomic(path, json.dumps(to_document(tokenizer, normalizer), ensure_ascii=False, indent=1))
+    return [f"{alias!r} shares id {token_id} with {first!r}, and a tokenizer.json gives an id one string: "
+            f"only {first!r} was written, so a text holding {alias!r} encodes it as ordinary text there"
+            for alias, token_id, first in aliases(tokenizer.special.tokens)]
+
+
+def first_names(specials: dict[str, int]) -> dict[str, int]:
+    """One special token per id, the first named (tiktoken's o200k_harmony names 200018 twice;
+    the first name, `<|endofprompt|>`, is the one that decodes)."""
+    first: dict[int, str] = {}
+    for token, token_id in specials.items():
+        first.setdefault(token_id, token)
+    return {token: token_id for token_id, token in first.items()}
+
+
+def aliases(specials: dict[str, int]) -> list[tuple[str, int, str]]:
+    """(name, id, first name) of each special token whose id an earlier one has."""
+    first = first_names(specials)
+    named = {token_id: token for token, token_id in first.items()}
+    return [(token, token_id, named[token_id]) for token, token_id in specials.items() if token not in first]
 
 
 def training_pipeline(pattern: str) -> Any:

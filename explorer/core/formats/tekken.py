@@ -84,7 +84,22 @@ def from_document(document: object, path: str | os.PathLike[str], sha256: str) -
         raise TokenizerFileError(path, f"a vocab or special_tokens entry is malformed ({exc!r})") from None
     if not in_order:
         raise TokenizerFileError(path, "the vocab is not listed in rank order 0, 1, 2, ...")
+    special_tokens = tekken_special_tokens(specials, count)
+    problem = _block_problem(sorted((specials or {}).values()), len(special_tokens), count)
+    if problem:  # Tekkenizer fills the block after them by count, so they must come first, in turn
+        raise TokenizerFileError(path, f"its special tokens must take the ranks 0, 1, 2, ... one each, within "
+                                 f"default_num_special_tokens ({count}); {problem}")
     ranks = {token: count + rank for rank, token in enumerate(tokens)}
     if len(ranks) != len(tokens):
         raise TokenizerFileError(path, "a token appears twice in the vocab")
-    return TekkenFile(RankFile(ranks, [b""] * count + tokens, sha256), pattern, tekken_special_tokens(specials, count))
+    return TekkenFile(RankFile(ranks, [b""] * count + tokens, sha256), pattern, special_tokens)
+
+
+def _block_problem(declared: list[int], total: int, count: int) -> str:
+    """What breaks the block of special tokens (`declared`: the file's ranks, sorted), or ""."""
+    if total > count:
+        return f"there are {total} of them"
+    wrong = next((rank for place, rank in enumerate(declared) if rank != place), None)
+    if wrong is None:
+        return ""
+    return f"rank {wrong} is {'taken twice' if declared.count(wrong) > 1 else 'out of turn'}"

@@ -53,8 +53,13 @@ class TiktokenTokenizer(ListedVocabulary):
             if not 0 <= token_id < MAX_TOKEN_ID:
                 raise TokenizerFileError(source, f"the special token {token!r} has id {token_id}, outside 0 to "
                                          f"{MAX_TOKEN_ID - 1}")
+            if token_id < len(ranks.vocab) and ranks.vocab[token_id]:
+                raise TokenizerFileError(source, f"the special token {token!r} has id {token_id}, which is already "
+                                         f"the token {ranks.vocab[token_id]!r}: encoding and decoding would disagree; "
+                                         "give each special token an id of its own")
             self._vocab.extend([b""] * (token_id + 1 - len(self._vocab)))
-            self._vocab[token_id] = token.encode("utf-8")
+            if not self._vocab[token_id]:  # (an id named twice: the first name decodes, as in tiktoken)
+                self._vocab[token_id] = token.encode("utf-8")
         self._special = SpecialTokens(special_tokens)
         try:
             with RustCall(lambda panic: TokenizerFileError(source, f"tiktoken cannot use it: {panic}")):
