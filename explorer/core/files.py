@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterable
@@ -172,13 +173,42 @@ def read_json(path: str | os.PathLike[str]) -> tuple[str, Any]:
 
 
 NESTED_TOO_DEEPLY = "its JSON nests lists or objects too deeply to read (thousands of levels): not a file this app writes or reads"
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class UnusableJSON(ValueError):
+    """Valid JSON, or nearly, that Python cannot read or nothing could use; the message says why."""
+
+
+def json_document(text: str) -> Any:
+    """`text` parsed as JSON: json.JSONDecodeError where it is broken (the caller names the line
+    and column), UnusableJSON where it nests thousands deep, holds a number of thousands of
+    digits (Python refuses to convert it) or a lone surrogate (`"\\ud800"`: half a character,
+    which no text can hold: printing or encoding it fails later, far from the file)."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:  # ('[[[[...' a hundred thousand deep: Python's parser gives up)
+        raise UnusableJSON(NESTED_TOO_DEEPLY) from None
+    except ValueError:  # ('Exceeds the limit (4300 digits) for integer string conversion')
+        raise UnusableJSON("it holds a number of over 4,300 digits, which no file this app reads has: "
+                           "the file is damaged") from None
+    if _SURROGATE_ESCAPE.search(text):  # (pairs are common: every emoji, where non-ASCII is escaped)
+        try:
+            json.dumps(document, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            escape = f"\\u{ord(exc.object[exc.start]):04x}"
+            raise UnusableJSON(f"it holds {escape}, half of a character that needs two such escapes "
+                               f"(a lone surrogate): not text; search the file for {escape} and mend it") from None
+    return document
 
 
 def parse_json(text: str, path: object) -> Any:
     try:
-        return json.loads(text)
+        return json_document(text)
     except json.JSONDecodeError as exc:
         raise TokenizerFileError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                                  "the file may be truncated") from None
-    except RecursionError:  # ('[[[[...' a hundred thousand deep: Python's parser gives up)
-        raise TokenizerFileError(path, NESTED_TOO_DEEPLY) from None
+    except UnusableJSON as exc:
+        raise TokenizerFileError(path, str(exc)) from None

@@ -388,6 +388,26 @@ def test_json_nested_too_deeply_is_refused_in_one_line(tmp_path: Path, name: str
     assert "too deeply" in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
+@pytest.mark.parametrize(("insert", "problem"), [
+    ('"x": ' + "9" * 5000 + ", ", "holds a number of over 4,300 digits"),  # Python refuses to convert it
+    ('"x": "\\ud800", ', r"holds \ud800, half of a character"),  # a lone surrogate: printing it would fail
+])
+def test_json_python_cannot_use_is_refused_in_one_line(tmp_path: Path, insert: str, problem: str) -> None:
+    path = own_file(tmp_path, [[97, 97, 256]])
+    path.write_text(path.read_text(encoding="utf-8").replace("{", "{" + insert, 1), encoding="utf-8")
+    for command in (("encode", "--text", "hi"), ("audit",)):
+        done = run(command[0], "--tokenizer", str(path), *command[1:])
+        assert done.returncode == 1 and "Traceback" not in done.stderr
+        assert problem in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_an_emoji_escaped_as_two_halves_in_a_tokenizer_file_is_text(tmp_path: Path) -> None:
+    path = own_file(tmp_path, [[97, 97, 256]], {"\U0001f600": 257})
+    path.write_text(json.dumps(json.loads(path.read_text(encoding="utf-8")), ensure_ascii=True), encoding="utf-8")
+    assert "\\ud83d\\ude00" in path.read_text(encoding="utf-8")
+    assert load_tokenizer(str(path)).encode("aa\U0001f600", "allowed") == [256, 257]
+
+
 @pytest.mark.parametrize(("field", "value", "problem"), [
     ("special_tokens", 255, "damaged tokenizer file"), ("special_tokens", "x", "damaged tokenizer file")])
 def test_own_file_with_a_field_of_the_wrong_type_is_refused(tmp_path: Path, field: str, value: object,
@@ -413,7 +433,7 @@ def test_tokenizer_json_whose_added_tokens_are_no_list_is_refused(tmp_path: Path
 def test_a_pattern_holding_a_lone_surrogate_is_refused(tmp_path: Path) -> None:
     """JSON can spell one (\\ud800); no UTF-8 file can hold it, so exporting such a file failed."""
     path = own_file(tmp_path, [[97, 97, 256]], pattern="\\w+|\ud800")
-    with pytest.raises(TokenizerFileError, match=r"position 4: it holds a lone surrogate \(U\+D800\)"):
+    with pytest.raises(TokenizerFileError, match=r"it holds \\ud800, half of a character"):  # (any string in the file)
         load_tokenizer(str(path))
     with pytest.raises(PatternError, match="lone surrogate"):
         Pretokenizer("x|\udcff")

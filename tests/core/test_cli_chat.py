@@ -80,11 +80,31 @@ def test_plain_output_is_ids_with_findings_on_stderr(tmp_path: Path, cache: dict
     ('["hi"]', 'message 0: expected an object with "role" and "content", found a string'),
     ('[{"role": "user", "content": "x"}', "not valid JSON (line 1"),
     (b'[{"role": "user", "content": "\xff"}]', "not UTF-8 text (byte 30)"),
+    ('[{"content": "x"}]', 'message 0: no "role"; give one of system, user'),
+    ('[{"role": "user", "content": "x", "n": ' + "9" * 5000 + "}]", "holds a number of over 4,300 digits"),
+    ('[{"role": "user", "content": "x\\ud800"}]', r"holds \ud800, half of a character"),
+    ('[{"role": "user", "content": "x\\udc00\\ud83d"}]', r"holds \udc00, half of a character"),
 ])
 def test_a_bad_messages_file_is_one_line(tmp_path: Path, document: str | bytes, message: str) -> None:
     done = run("chat", "--tokenizer", "cl100k_base", "--messages", write(tmp_path, document), "--template", "chatml")
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_character_escaped_as_two_halves_is_read(tmp_path: Path) -> None:
+    """Where a writer escapes non-ASCII (`ensure_ascii`), an emoji is two escapes: that is text."""
+    done = run("chat", "--tokenizer", "cl100k_base", "--messages",
+               write(tmp_path, '[{"role": "user", "content": "hi \\ud83d\\ude00"}]'), "--template", "chatml", "--json")
+    assert done.returncode == 0, done.stderr
+    assert "hi \U0001f600" in json.loads(done.stdout)["text"]
+
+
+def test_a_template_config_with_a_huge_number_is_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text('{"chat_template": "{{ messages[0].content }}", "x": ' + "9" * 5000 + "}", encoding="utf-8")
+    done = run("chat", "--tokenizer", "cl100k_base", "--messages", write(tmp_path, '[{"role": "user", "content": "x"}]'),
+               "--template", str(config))
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and "over 4,300 digits" in done.stderr
 
 
 def test_a_fifo_as_messages_file_is_refused_unread(tmp_path: Path) -> None:

@@ -187,14 +187,15 @@ def test_record_fields_refuses_a_fifo_unread(tmp_path: Path) -> None:
         record_fields(fifo)
 
 
-def test_a_jsonl_line_nested_too_deeply_counts_as_not_json(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bad", ["[" * 100_000, '{"text": "x", "n": ' + "9" * 5000 + "}"])  # (Python cannot read either)
+def test_a_jsonl_line_nested_too_deeply_or_with_a_huge_number_counts_as_not_json(tmp_path: Path, bad: str) -> None:
     path = tmp_path / "data.jsonl"
-    path.write_text(json.dumps({"text": "hello"}) + "\n" + "[" * 100_000 + "\n" + json.dumps({"text": "world"}) + "\n",
+    path.write_text(bad + "\n" + json.dumps({"text": "hello"}) + "\n" + bad + "\n" + json.dumps({"text": "world"}) + "\n",
                     encoding="utf-8")
     assert record_fields(path) == ["text"]
     reader = CorpusReader([Source.for_path(path, field="text")])
     assert list(reader) == ["hello", "world"]
-    assert "1 lines that are not JSON" in reader.skipped[0].reason
+    assert "2 lines that are not JSON" in reader.skipped[0].reason
 
 
 def test_a_dangling_or_looping_link_says_so(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from explorer.core.chat.messages import Message
 from explorer.core.chat.prompt import Prompt, PromptBuilder
 from explorer.core.chat.template_sandbox import RENDER_SECONDS, Sandbox, check_as_text, check_size, deadline
 from explorer.core.errors import ChatError
-from explorer.core.files import NESTED_TOO_DEEPLY
+from explorer.core.files import UnusableJSON, json_document
 from explorer.core.sources.tokenizer import Tokenizer
 
 _MARKER = re.compile("\ue000(\\d+)\ue001")  # a message's content, in a rendering that locates contents
@@ -90,11 +90,11 @@ class HFChatTemplate:
     def from_config(cls, path: str | Path) -> HFChatTemplate:
         """The `chat_template` of a tokenizer_config.json (the "default" one of a named list)."""
         try:
-            config = json.loads(Path(path).read_text(encoding="utf-8"))
+            config = json_document(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ChatError(f"{path}: cannot read it as a tokenizer_config.json ({exc})") from None
-        except RecursionError:
-            raise ChatError(f"{path}: {NESTED_TOO_DEEPLY}") from None
+        except UnusableJSON as exc:
+            raise ChatError(f"{path}: {exc}") from None
         template = config.get("chat_template") if isinstance(config, dict) else None
         if isinstance(template, list):  # [{"name": "default", "template": ...}, {"name": "tool_use", ...}]
             named = {item.get("name"): item.get("template") for item in template if isinstance(item, dict)}

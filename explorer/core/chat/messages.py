@@ -13,7 +13,7 @@ from typing import Any
 
 from explorer.core.corpora.corpus import read_text_file
 from explorer.core.errors import ChatError, CorpusError
-from explorer.core.files import NESTED_TOO_DEEPLY
+from explorer.core.files import UnusableJSON, json_document
 
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -51,6 +51,8 @@ def parse_messages(document: Any, source: str = "messages") -> list[Message]:
             raise ChatError(f"{where}: unknown key {unknown[0]!r}; a message has \"role\", \"content\" "
                             "and, for a tool, \"name\"")
         role, content, name = item.get("role"), item.get("content"), item.get("name")
+        if role is None:
+            raise ChatError(f"{where}: no \"role\"; give one of {', '.join(ROLES)}")
         if role not in ROLES:
             raise ChatError(f"{where}: role {role!r} is not one of {', '.join(ROLES)}")
         if not isinstance(content, str):
@@ -70,11 +72,11 @@ def load_messages(path: str | os.PathLike[str]) -> list[Message]:
     except CorpusError as exc:
         raise ChatError(str(exc)) from None
     try:
-        document = json.loads(text)
+        document = json_document(text)
     except json.JSONDecodeError as exc:
         raise ChatError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except RecursionError:
-        raise ChatError(f"{path}: {NESTED_TOO_DEEPLY}") from None
+    except UnusableJSON as exc:
+        raise ChatError(f"{path}: {exc}") from None
     return parse_messages(document, str(path))
 
 

@@ -228,7 +228,7 @@ def _string_fields(line: str) -> list[str]:
     """The keys of a JSON object's string values (none for a line that is no JSON object)."""
     try:
         record = json.loads(line)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # (broken, thousands deep, or a number of thousands of digits)
         return []
     return [key for key, value in record.items() if isinstance(value, str)] if isinstance(record, dict) else []
 
@@ -444,7 +444,7 @@ class CorpusReader:
                 continue
             try:
                 value = json.loads(line)
-            except (json.JSONDecodeError, RecursionError):  # (a line nested thousands deep)
+            except (ValueError, RecursionError):  # (broken, thousands deep, or a number of thousands of digits)
                 bad += 1
                 continue
             for key in keys:
