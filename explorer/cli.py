@@ -16,7 +16,7 @@ from pathlib import Path
 
 from explorer import __version__
 from explorer.cli_io import (PROG, Progress, add_input_arguments, corpus_files, load, positive_int, printable,
-                             read_input, token_id, utf8_argument)
+                             read_input, token_id, utf8_argument, whole_number)
 from explorer.cli_reports import add_screenshot_command, cmd_audit, cmd_compare
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.algorithms.train import RULES, BpeTrainer, Merge
@@ -336,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
                     f"a bare word must be a name: write {REGEX_PREFIX}WORD to match the word itself")
 
     train = commands.add_parser("train", help="learn merges from a corpus")
-    train.add_argument("--vocab-size", type=int, required=True, help="256 + merges + special tokens")
+    train.add_argument("--vocab-size", type=whole_number, required=True, help="256 + merges + special tokens")
     train.add_argument("--pattern", default="cl100k", type=utf8_argument, help=pattern_help)
     train.add_argument("--special", action="append", default=[], metavar="TOKEN", type=utf8_argument,
                        help="a special token (repeatable), e.g. <|endoftext|>")

@@ -73,6 +73,16 @@ def token_id(value: str) -> int:
     return int(value)
 
 
+def whole_number(value: str) -> int:
+    """argparse type of a number checked later against its own range (--vocab-size): digits 0-9
+    only, as `int` alone took '٣٠٠' and '1_000'."""
+    if not (value.isascii() and value.isdigit()):
+        raise argparse.ArgumentTypeError(f"{printable(value[:24])!r} is not a whole number in the digits 0-9")
+    if len(value) > 18:
+        raise argparse.ArgumentTypeError(f"{value[:12]}... ({len(value):,} digits) is far too big")
+    return int(value)
+
+
 def positive_int(value: str) -> int:
     """argparse type of a count that must be at least 1 (--limit, --rare): 0 or -3 gave wrong
     "N more" counts, and digits of other scripts ('١٢') are not what anyone typed on purpose."""

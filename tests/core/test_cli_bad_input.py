@@ -477,6 +477,16 @@ def test_ids_are_digits_0_to_9_and_file_dash_is_stdin() -> None:
     assert result.returncode == 0 and result.stdout.split() == ["15339", "1917"]
 
 
+def test_a_vocabulary_size_is_digits_0_to_9(tmp_path: Path, corpus: Path) -> None:
+    """int() trained '٣٠٠' and '1_000' into 300 and 1,000 tokens, where every other number is 0-9."""
+    out = tmp_path / "tok.json"
+    for bad in ("٣٠٠", "1_000", " 300", "9" * 5000):
+        result = run("train", "--vocab-size", bad, "--out", str(out), str(corpus))
+        assert result.returncode == 2 and "--vocab-size" in result.stderr and len(result.stderr) < 600, bad[:20]
+        assert not out.exists()
+    assert run("train", "--vocab-size", "300", "--out", str(out), str(corpus)).returncode == 0
+
+
 def test_a_corpus_of_binary_files_only_is_refused_saying_what_was_skipped(tmp_path: Path, corpus: Path) -> None:
     """audit --corpus on a folder of binary files said nothing of them and reported every token
     as never seen, as if a corpus had been read; train said so only after counting nothing."""
