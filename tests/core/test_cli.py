@@ -49,6 +49,21 @@ def test_encode_plain_json_and_stdin(tokenizer_file: Path) -> None:
     assert decoded.stdout == "Hello नमस्ते\n"
 
 
+@pytest.mark.parametrize("block", [1, 2, 10_000])
+def test_encode_json_is_written_in_blocks_as_one_document(block: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """Written a block of tokens at a time (a whole document held 500 bytes a text byte), it must
+    still be what json.dumps gives for the whole."""
+    from explorer.cli import _print_tokens_json, token_json
+    from explorer.core.sources.load import load_tokenizer
+
+    tokens = load_tokenizer("cl100k_base").encode_tokens("Hé 😀 <tag> 123 mawa cake\n", "plain")
+    _print_tokens_json(tokens, block)
+    whole = {"ids": [t.id for t in tokens], "tokens": [token_json(t.id, t.bytes, t.start, t.end) for t in tokens]}
+    assert capsys.readouterr().out == json.dumps(whole, ensure_ascii=False) + "\n"
+    _print_tokens_json([], block)
+    assert capsys.readouterr().out == '{"ids": [], "tokens": []}\n'
+
+
 def test_special_tokens_on_the_command_line(tokenizer_file: Path) -> None:
     refused = run("encode", "--tokenizer", str(tokenizer_file), "--text", "a<|endoftext|>")
     assert refused.returncode == 1 and "special token" in refused.stderr and "Traceback" not in refused.stderr
