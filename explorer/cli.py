@@ -248,8 +248,12 @@ def _print_chat_comparison(comparison: ChatComparison, messages: list[Message]) 
 
 def _cmd_decode(args: argparse.Namespace) -> int:
     tokenizer = load(args)
-    sys.stdout.write(tokenizer.decode(args.ids))
-    sys.stdout.write("\n")
+    text = tokenizer.decode(args.ids)
+    sys.stdout.write(text + "\n")
+    if "\ufffd" in text and "\ufffd" not in tokenizer.decode_bytes(args.ids).decode("utf-8", "ignore"):
+        print(f"{PROG}: note: these ids hold part of a character, not all its bytes (a token can end half-way "
+              "through one): each such part is shown as U+FFFD (\ufffd); the ids before or after may hold the rest",
+              file=sys.stderr)
     return 0
 
 

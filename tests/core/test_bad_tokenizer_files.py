@@ -195,6 +195,13 @@ def test_a_special_token_on_the_id_of_a_ranked_token_is_refused(tmp_path: Path) 
     assert TiktokenTokenizer.from_file(path, pattern="gpt2", special_tokens={"<s>": 256}).decode([256]) == "<s>"
 
 
+def test_a_rank_file_with_a_byte_order_mark_says_so(tmp_path: Path) -> None:
+    path = rank_file(tmp_path, byte_ranks())
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # (saved by an editor that adds one)
+    with pytest.raises(TokenizerFileError, match=r"starts with a byte-order mark \(EF BB BF\).*without one"):
+        load_tokenizer(str(path), pattern="gpt2")
+
+
 # Huge ids: refused at once, not after minutes of allocating.
 
 def _own_huge_merge(tmp_path: Path) -> Path:

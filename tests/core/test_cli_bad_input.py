@@ -487,6 +487,17 @@ def test_a_vocabulary_size_is_digits_0_to_9(tmp_path: Path, corpus: Path) -> Non
     assert run("train", "--vocab-size", "300", "--out", str(out), str(corpus)).returncode == 0
 
 
+def test_decoding_part_of_a_character_says_so() -> None:
+    """cl100k_base's 9468 is the first three bytes of 😀 (F0 9F 98): printed as U+FFFD without a word."""
+    part = run("decode", "--tokenizer", "cl100k_base", "9468")
+    assert part.returncode == 0 and part.stdout == "\ufffd\n" and "part of a character" in part.stderr
+    whole = run("decode", "--tokenizer", "cl100k_base", "76460", "222")
+    assert whole.stdout == "\U0001f600\n" and whole.stderr == ""
+    typed = run("decode", "--tokenizer", "cl100k_base", *run("encode", "--tokenizer", "cl100k_base", "--text",
+                                                             "a \ufffd b").stdout.split())
+    assert typed.stdout == "a \ufffd b\n" and typed.stderr == ""  # a U+FFFD of the text itself is no part
+
+
 def test_a_corpus_of_binary_files_only_is_refused_saying_what_was_skipped(tmp_path: Path, corpus: Path) -> None:
     """audit --corpus on a folder of binary files said nothing of them and reported every token
     as never seen, as if a corpus had been read; train said so only after counting nothing."""

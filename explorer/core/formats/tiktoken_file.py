@@ -209,6 +209,8 @@ def _parse_ranks(path: str | os.PathLike[str], data: bytes) -> tuple[dict[bytes,
 
 def _first_bad_line(data: bytes) -> str:
     """Why the fast parse failed, for a person: the first line that is not 'base64 rank'."""
+    if data.startswith(b"\xef\xbb\xbf"):  # (an editor's byte-order mark: tiktoken cannot read it either)
+        return "it starts with a byte-order mark (EF BB BF), which is no base64; save it without one (UTF-8, no BOM)"
     for number, line in enumerate(data.splitlines(), start=1):
         fields = line.split()
         if not fields:
