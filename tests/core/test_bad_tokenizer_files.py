@@ -416,7 +416,11 @@ def test_an_emoji_escaped_as_two_halves_in_a_tokenizer_file_is_text(tmp_path: Pa
 
 
 @pytest.mark.parametrize(("field", "value", "problem"), [
-    ("special_tokens", 255, "damaged tokenizer file"), ("special_tokens", "x", "damaged tokenizer file")])
+    ("special_tokens", 255, "damaged tokenizer file"), ("special_tokens", "x", "damaged tokenizer file"),
+    # int() read these as 1, 256 and 256: a file edited by hand, or written by another program
+    ("special_tokens", {"<s>": True}, "True where a whole number belongs"),
+    ("merges", [[97, 97, 256.0]], "256.0 where a whole number belongs"),
+    ("merges", [[97, 97, "256"]], "'256' where a whole number belongs")])
 def test_own_file_with_a_field_of_the_wrong_type_is_refused(tmp_path: Path, field: str, value: object,
                                                            problem: str) -> None:
     path = own_file(tmp_path, [[97, 97, 256]])

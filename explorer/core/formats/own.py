@@ -67,16 +67,23 @@ def from_document(document: dict[str, Any], path: object = "<memory>") -> BPE:
     try:
         pattern = document["pattern"]["regex"]
         rows = document["merges"]
-        merges = [(int(r[0]), int(r[1]), int(r[2])) for r in rows]
+        merges = [(_whole(r[0]), _whole(r[1]), _whole(r[2])) for r in rows]
         _refuse_repeated_pairs(merges)
-        counts = [int(r[3]) if len(r) > 3 else 0 for r in rows]
-        specials = {str(k): int(v) for k, v in document.get("special_tokens", {}).items()}
+        counts = [_whole(r[3]) if len(r) > 3 else 0 for r in rows]
+        specials = {str(k): _whole(v) for k, v in document.get("special_tokens", {}).items()}
         return BPE(merges, pattern, specials, str(document.get("name", "tokenizer")), counts,
                    document.get("metadata") or {})
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise TokenizerFileError(path, f"damaged tokenizer file ({type(exc).__name__}: {exc})") from None
     except ExplorerError as exc:
         raise TokenizerFileError(path, str(exc)) from None
+
+
+def _whole(value: object) -> int:
+    """A JSON whole number: `int()` also read true as 1, 5.7 as 5 and "5" as 5, silently."""
+    if type(value) is not int:
+        raise TypeError(f"{value!r} where a whole number belongs")
+    return value
 
 
 def _refuse_repeated_pairs(merges: list[tuple[int, int, int]]) -> None:
