@@ -110,6 +110,9 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
             handle.write(payload)
         os.chmod(temporary, 0o644)
         os.replace(temporary, target)
+    except OSError as exc:  # (a full disk, a target marked immutable): again the file asked for
+        Path(temporary).unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
