@@ -99,12 +99,16 @@ def test_a_character_escaped_as_two_halves_is_read(tmp_path: Path) -> None:
     assert "hi \U0001f600" in json.loads(done.stdout)["text"]
 
 
-def test_a_template_config_with_a_huge_number_is_one_line(tmp_path: Path) -> None:
-    config = tmp_path / "tokenizer_config.json"
-    config.write_text('{"chat_template": "{{ messages[0].content }}", "x": ' + "9" * 5000 + "}", encoding="utf-8")
+@pytest.mark.parametrize(("config", "message"), [
+    ('{"chat_template": "{{ messages[0].content }}", "x": ' + "9" * 5000 + "}", "over 4,300 digits"),
+    ('{"chat_template": " "}', "its chat_template is empty"),  # (it rendered every conversation as nothing)
+])
+def test_a_bad_template_config_is_one_line(tmp_path: Path, config: str, message: str) -> None:
+    path = tmp_path / "tokenizer_config.json"
+    path.write_text(config, encoding="utf-8")
     done = run("chat", "--tokenizer", "cl100k_base", "--messages", write(tmp_path, '[{"role": "user", "content": "x"}]'),
-               "--template", str(config))
-    assert done.returncode == 1 and done.stderr.count("\n") == 1 and "over 4,300 digits" in done.stderr
+               "--template", str(path))
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and message in done.stderr
 
 
 def test_a_fifo_as_messages_file_is_refused_unread(tmp_path: Path) -> None:

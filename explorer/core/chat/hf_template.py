@@ -101,6 +101,8 @@ class HFChatTemplate:
             template = named.get("default", next(iter(named.values()), None))
         if not isinstance(template, str):
             raise ChatError(f"{path}: has no chat_template")
+        if not template.strip():  # (it would render every conversation as nothing, without a word)
+            raise ChatError(f"{path}: its chat_template is empty; give the model's template")
         special = {}
         for key in SPECIAL_KEYS:
             value = config.get(key)
