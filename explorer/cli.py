@@ -28,6 +28,7 @@ from explorer.core.files import check_output, display_path, rescue_paths, unused
 from explorer.core.formats import own
 from explorer.core.formats.export import EXPORT_FORMATS, export
 from explorer.core.pretokenization.pretokenize import NAMED_PATTERNS, REGEX_PREFIX, Pretokenizer, natural_reference
+from explorer.core.sources.hf_cache import skipped_models
 from explorer.core.sources.load import bundled_names, is_tokenizer_file, list_tokenizers, load_file, load_tokenizer
 from explorer.core.sources.tokenizer import SPECIAL_MODES, Token, UnsupportedView
 
@@ -322,8 +323,6 @@ def _cmd_list(args: argparse.Namespace) -> int:
     """Print every tokenizer, and on stderr each damaged cache folder left out. Cache entries are
     named after folders, which may hold anything: names are escaped for the terminal, and paths
     with bytes that are not UTF-8 are shown as `display_path` shows them, so --json stays UTF-8."""
-    from explorer.core.sources.hf_cache import skipped_models  # (only `list` reports them)
-
     entries = list_tokenizers()
     if args.json:
         print(json.dumps({"tokenizers": [{"name": e.name, "spec": e.spec, "source": display_path(e.source),

@@ -38,6 +38,8 @@ _NO_MERGES = {
     "Unigram": "Unigram has no merges: it picks the most probable way to cut each word from scored pieces",
     "WordLevel": "WordLevel has no merges: it looks each whole word up in its vocabulary",
 }
+# BPE options that change how the merges are read: one that does not fit them panics tokenizers.
+_MERGE_OPTIONS = ("continuing_subword_prefix", "end_of_word_suffix")
 _NOT_BYTES = ("its tokens are strings, not bytes ({}), so the byte view shows their text encoded as UTF-8")
 
 
@@ -46,17 +48,18 @@ def looks_like_tokenizer_json(document: object) -> bool:
 
 
 class HFTokenizer(ListedVocabulary):
-    """A `tokenizer.json`, encoded by `tokenizers` without the model's added [CLS]/BOS tokens."""
+    """A `tokenizer.json`, encoded by `tokenizers` without the model's added [CLS]/BOS tokens.
+
+    The file's truncation, padding and BPE dropout are switched off: they would cut the ids short,
+    add pad ids, or change the ids from one encode to the next, and this app shows exactly and
+    repeatably how a text is tokenized.
+    """
 
     def __init__(self, document: dict[str, Any], text: str, name: str, source: str) -> None:
         self.name = name
         self.source = source
         _check_ids(document, source)
-        try:
-            with RustCall(lambda panic: TokenizerFileError(source, f"tokenizers cannot read it: {panic}")):
-                self._hf = tokenizers.Tokenizer.from_str(text)
-        except Exception as exc:  # tokenizers raises plain Exception for every kind of bad file
-            raise TokenizerFileError(source, f"tokenizers cannot read it: {exc}") from None
+        self._hf = _exact(_read_by_library(document, text, source))
         self._document = document
         model = document["model"]
         self.model_type = type(self._hf.model).__name__
@@ -301,6 +304,39 @@ class HFTokenizer(ListedVocabulary):
         elif self.pretokenizer is None:
             reasons[VIEW_CHUNKS] = self._no_chunks or "the pre-tokenizer is not a regex split we can show"
         return reasons
+
+
+def _read_by_library(document: dict[str, Any], text: str, source: str) -> tokenizers.Tokenizer:
+    """`tokenizers`' own reading of the file; a panic's report on stderr is held back, as the
+    error says it in one line."""
+    with RustCall(lambda panic: _unreadable(document, source, panic), hold=True):
+        try:
+            return tokenizers.Tokenizer.from_str(text)
+        except Exception as exc:  # tokenizers raises plain Exception for every kind of bad file
+            raise TokenizerFileError(source, f"tokenizers cannot read it: {exc}") from None
+
+
+def _unreadable(document: dict[str, Any], source: str, panic: str) -> TokenizerFileError:
+    """The error for a file `tokenizers` panicked on: its checks missed something it then tripped over,
+    often a model option that does not fit the vocabulary and merges."""
+    model = document["model"]
+    bpe = model.get("type", "BPE") == "BPE"
+    options = [f"{option} {model[option]!r}" for option in _MERGE_OPTIONS if bpe and model.get(option) is not None]
+    verb = "does" if len(options) == 1 else "do"
+    culprit = (f"its model's {' and '.join(options)} {verb} not fit its vocabulary and merges" if options else
+               "the library tripped over something in it that its checks missed")
+    return TokenizerFileError(source, f"tokenizers cannot read it ({panic}): {culprit}; check the file, or "
+                              "export the tokenizer again from where it came from")
+
+
+def _exact(library: tokenizers.Tokenizer) -> tokenizers.Tokenizer:
+    """`library` set to give every id of a text, the same ids each time: no truncation, no padding,
+    no BPE dropout (copies made from its `to_str()` keep these settings)."""
+    library.no_truncation()
+    library.no_padding()
+    if isinstance(library.model, tokenizers.models.BPE):
+        library.model.dropout = None
+    return library
 
 
 def _check_ids(document: dict[str, Any], source: str) -> None:

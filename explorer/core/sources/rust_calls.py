@@ -7,7 +7,8 @@ name. Before Python sees it, Rust's panic hook has already written "thread '...'
 message. `RustCall(..., hold=True)` holds back what native code writes there during the call and
 passes it on afterwards, unless the call panicked. Holding costs a temporary file per call, so
 callers ask for it only where a panic can happen at all: a split pattern that is not one of the
-known ones (a regex engine's backtracking limit is the one panic that cannot be checked before).
+known ones (a regex engine's backtracking limit is the one panic that cannot be checked before),
+and reading a tokenizer.json (tokenizers panics on some files its own checks let through).
 """
 
 from __future__ import annotations
