@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
-from explorer.core.errors import TokenizerFileError
+from explorer.core.errors import SpecialTokenError, TokenizerFileError
 from explorer.core.pretokenization.pretokenize import WINDOW
 from explorer.core.sources.hf_cache import cached_models, skipped_models
 from explorer.core.sources.hf_tokenizer import HFTokenizer
@@ -172,3 +172,20 @@ def test_list_leaves_out_folder_names_that_are_not_utf8(base: Path, tmp_path: Pa
         assert "models--org--b\ufffdd: the folder name is not UTF-8" in listed.stderr.decode("utf-8")
     specs = [entry["spec"] for entry in json.loads(listed.stdout.decode("utf-8"))["tokenizers"]]
     assert [spec for spec in specs if spec.startswith("hf:")] == ["hf:org/good"]
+
+
+def test_disallowed_refuses_a_special_token_that_normalizing_makes(base: Path, tmp_path: Path) -> None:
+    """Lowercased, 'say hello' holds the added token written 'HeLLo' (normalized: true): the text
+    held no such string, so the check before encoding passed, and 'disallowed' let it through."""
+    document = json.loads(base.read_text(encoding="utf-8"))
+    size = max(document["model"]["vocab"].values()) + 1
+    added = {"id": size, "content": "HeLLo", "single_word": False, "lstrip": False, "rstrip": False,
+             "normalized": True, "special": True}
+    path = variant(base, tmp_path, "lowered", normalizer={"type": "Lowercase"},
+                   added_tokens=[*document["added_tokens"], added])
+    tokenizer = HFTokenizer.from_file(path)
+    assert size in tokenizer.encode("say hello", "allowed")
+    assert size not in tokenizer.encode("say hello", "plain")
+    with pytest.raises(SpecialTokenError, match="'HeLLo' at character 4"):
+        tokenizer.encode("say hello", "disallowed")
+    assert tokenizer.encode("say hi", "disallowed") == tokenizer.encode("say hi", "plain")

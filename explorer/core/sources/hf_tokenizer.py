@@ -20,7 +20,7 @@ import tokenizers
 from explorer.core.algorithms.bpe import BPE, SpecialTokens, TraceStep, join_token_bytes
 from explorer.core.algorithms.bytelevel import from_chars
 from explorer.core.algorithms.merges import MergeForest
-from explorer.core.errors import ExplorerError, PatternError, TokenizerFileError
+from explorer.core.errors import ExplorerError, PatternError, SpecialTokenError, TokenizerFileError
 from explorer.core.files import read_json
 from explorer.core.pretokenization.pretokenize import (
     BYTE_LEVEL, NAMED_PATTERNS, NONE, WINDOW, Pretokenizer, hf_compatible)
@@ -188,7 +188,20 @@ class HFTokenizer(ListedVocabulary):
         for window in windows:
             shifts.append(position)
             position += len(window)
+        if special == "disallowed":
+            self._refuse_made_special_tokens(shifts, encodings)
         return list(zip(shifts, encodings))
+
+    def _refuse_made_special_tokens(self, shifts: list[int], encodings: list[tokenizers.Encoding]) -> None:
+        """The text was checked for special-token strings before encoding, but a normalizer can
+        still make one: lowercased, 'say hello' held an added token written 'HeLLo'. Refused too,
+        as 'disallowed' promises (at the character where the library found it, once normalized)."""
+        names = {token_id: token for token, token_id in self.special_tokens.items()}
+        for shift, encoding in zip(shifts, encodings):
+            if names.keys().isdisjoint(encoding.ids):
+                continue
+            at = next(i for i, token_id in enumerate(encoding.ids) if token_id in names)
+            raise SpecialTokenError(names[encoding.ids[at]], shift + encoding.offsets[at][0])
 
     def _encode_failed(self, panic: str) -> ExplorerError:
         return ExplorerError(f"tokenizers failed to encode this text with {self.name} ({panic}); a split pattern "
