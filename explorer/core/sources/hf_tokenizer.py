@@ -192,11 +192,23 @@ class HFTokenizer(ListedVocabulary):
             self._refuse_made_special_tokens(shifts, encodings)
         return list(zip(shifts, encodings))
 
+    @cached_property
+    def _unknown_id(self) -> int | None:
+        """The id the model gives what its vocabulary lacks ([UNK], <unk>), if it has one."""
+        model = self._document["model"]
+        if type(model.get("unk_id")) is int:  # (Unigram names it by its place in the vocab)
+            return int(model["unk_id"])
+        token = model.get("unk_token")
+        return self._hf.token_to_id(token) if isinstance(token, str) else None
+
     def _refuse_made_special_tokens(self, shifts: list[int], encodings: list[tokenizers.Encoding]) -> None:
         """The text was checked for special-token strings before encoding, but a normalizer can
         still make one: lowercased, 'say hello' held an added token written 'HeLLo'. Refused too,
-        as 'disallowed' promises (at the character where the library found it, once normalized)."""
+        as 'disallowed' promises (at the character where the library found it, once normalized).
+        The model's own unknown token ([UNK], <unk>) is no such token: it stands for what the
+        vocabulary lacks."""
         names = {token_id: token for token, token_id in self.special_tokens.items()}
+        names.pop(self._unknown_id, None)
         for shift, encoding in zip(shifts, encodings):
             if names.keys().isdisjoint(encoding.ids):
                 continue
