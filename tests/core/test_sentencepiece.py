@@ -22,7 +22,7 @@ from explorer.core.generators import run_to_end
 from explorer.core.analysis.findings import audit_check
 from explorer.core.algorithms.incremental import CUTS_END, CUTS_START, SPECIAL, encode_stream, join_batches
 from explorer.core.formats import minbpe
-from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS, parse_model, read_model
+from explorer.core.formats.sentencepiece_model import BUNDLED_MODELS, _fields, parse_model, read_model
 from explorer.core.sources.load import list_tokenizers, load_tokenizer
 from explorer.core.sources.sentencepiece import SentencePieceTokenizer
 from explorer.core.algorithms.sentencepiece_bpe import NEVER, _merge_long, merge
@@ -245,6 +245,16 @@ def test_refuses_what_it_cannot_encode_exactly() -> None:
         SentencePieceTokenizer(dataclasses.replace(model, model_type=1), "x", "x.model")
     with pytest.raises(TokenizerFileError, match="damaged or truncated"):
         parse_model(BUNDLED_MODELS["mistral_v1"].path.read_bytes()[:1001], "cut.model")
+
+
+def test_a_piece_defined_twice_is_refused_as_sentencepiece_refuses_it() -> None:
+    data = BUNDLED_MODELS["mistral_v1"].path.read_bytes()
+    number, _, first = next(field for field in _fields(data, "x") if field[0] == 1)  # the first piece, <unk>
+    twice = data + bytes([number << 3 | 2, len(first)]) + first  # (one more piece, the same; short: one-byte length)
+    with pytest.raises(TokenizerFileError, match="the piece '<unk>' is defined twice \\(ids 0 and 32000\\)"):
+        parse_model(twice, "twice.model")
+    with pytest.raises(RuntimeError, match="already defined"):
+        spm.SentencePieceProcessor(model_proto=twice)
 
 
 @pytest.mark.parametrize("options", [{"byte_fallback": True}, {"byte_fallback": False},

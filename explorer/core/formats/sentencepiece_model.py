@@ -169,6 +169,11 @@ def parse_model(data: bytes, path: object = "<model>") -> ModelFile:
             denormalizer = _normalizer(value, path)  # type: ignore[arg-type]
     if not pieces:
         raise TokenizerFileError(path, "not a SentencePiece model: it has no pieces")
+    first: dict[str, int] = {}  # (sentencepiece refuses a model that defines a piece twice)
+    for index, piece in enumerate(pieces):
+        if first.setdefault(piece.piece, index) != index:
+            raise TokenizerFileError(path, f"the piece {piece.piece!r} is defined twice (ids {first[piece.piece]} "
+                                     f"and {index}): the file is damaged")
     return ModelFile(pieces, normalizer=normalizer, denormalizer=denormalizer, **trainer)  # type: ignore[arg-type]
 
 
