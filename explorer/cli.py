@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from explorer import __version__
-from explorer.cli_io import (PROG, Progress, add_input_arguments, corpus_files, load, positive_int, printable,
-                             read_input, token_id, utf8_argument, whole_number)
+from explorer.cli_io import (PROG, Progress, add_input_arguments, corpus_files, load, positive_int, print_json,
+                             printable, read_input, token_id, utf8_argument, whole_number)
 from explorer.cli_reports import add_screenshot_command, cmd_audit, cmd_compare
 from explorer.core.algorithms.bpe import BPE
 from explorer.core.algorithms.train import RULES, BpeTrainer, Merge
@@ -183,14 +183,8 @@ def _cmd_encode(args: argparse.Namespace) -> int:
 
 
 def _print_tokens_json(tokens: list[Token], block: int = 10_000) -> None:
-    """{"ids": [...], "tokens": [...]} as json.dumps writes it, a block of tokens at a time: the
-    whole document held 500 bytes for each byte of the text (2.5 GB for 5 MB of emoji)."""
-    write = sys.stdout.write
-    write(f'{{"ids": {json.dumps([t.id for t in tokens])}, "tokens": [')
-    for start in range(0, len(tokens), block):
-        part = [token_json(t.id, t.bytes, t.start, t.end) for t in tokens[start:start + block]]
-        write((", " if start else "") + json.dumps(part, ensure_ascii=False)[1:-1])  # (the block's items)
-    write("]}\n")
+    print_json({"ids": [t.id for t in tokens]}, "tokens",
+               (token_json(t.id, t.bytes, t.start, t.end) for t in tokens), block)
 
 
 def _cmd_chat(args: argparse.Namespace) -> int:

@@ -4,10 +4,13 @@ and a progress bar on stderr."""
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import time
-from typing import TextIO
+from collections.abc import Iterable
+from itertools import islice
+from typing import Any, TextIO
 
 from explorer.core.corpora.corpus import CorpusFiles, expand_paths, read_text_file, read_utf8
 from explorer.core.errors import CorpusError, ExplorerError
@@ -71,6 +74,20 @@ def token_id(value: str) -> int:
     if len(digits) > 18:
         raise argparse.ArgumentTypeError(f"{value[:12]}... ({len(digits):,} digits) is no tokenizer's token id")
     return int(value)
+
+
+def print_json(document: dict[str, Any], key: str, items: Iterable[Any], block: int = 10_000) -> None:
+    """Print `document` with `key` holding `items`, as json.dumps writes it, a block of items at
+    a time: built whole, the JSON of a few megabytes of text took gigabytes (a dict per token,
+    then one string of them all)."""
+    write = sys.stdout.write
+    head = json.dumps(document, ensure_ascii=False)[:-1]  # (without its closing brace)
+    write(f"{head}{', ' if document else ''}{json.dumps(key)}: [")
+    items, separator = iter(items), ""
+    while part := list(islice(items, block)):
+        write(separator + json.dumps(part, ensure_ascii=False)[1:-1])  # (the block's items)
+        separator = ", "
+    write("]}\n")
 
 
 def whole_number(value: str) -> int:

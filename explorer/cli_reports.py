@@ -9,7 +9,7 @@ import json
 import sys
 from collections.abc import Callable
 
-from explorer.cli_io import PROG, Progress, corpus_files, drain, load, read_input, utf8_argument
+from explorer.cli_io import PROG, Progress, corpus_files, drain, load, print_json, read_input, utf8_argument
 from explorer.core.algorithms.incremental import TokenizedText
 from explorer.core.analysis.audit import audit_vocabulary, seen_flags
 from explorer.core.analysis.compare import compare
@@ -47,11 +47,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
             for spec, r in zip(args.tokenizer, readings)]
     if args.json:
         shown = [_shown_by_id(r.tokenizer, token_text) for r in readings]
-        differences = [{"start": start, "end": end, "text": text[start:end],
+        differences = ({"start": start, "end": end, "text": text[start:end],
                         "pieces": [_pieces(r.tokens, start, end, each) for r, each in zip(readings, shown)]}
-                       for start, end in spans]
-        print(json.dumps({"chars": len(text), "bytes": len(text.encode("utf-8", errors="surrogatepass")),
-                          "tokenizers": rows, "differences": differences}, ensure_ascii=False))
+                       for start, end in spans)
+        print_json({"chars": len(text), "bytes": len(text.encode("utf-8", errors="surrogatepass")),
+                    "tokenizers": rows}, "differences", differences)
         return 0
     width = max(len(row["spec"]) for row in rows)  # type: ignore[arg-type]
     print(f"{'tokenizer':<{width}}  {'tokens':>8}  {'bytes/token':>11}  {'chars/token':>11}")
