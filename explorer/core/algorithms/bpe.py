@@ -108,7 +108,7 @@ class BPE(CachedEncoding, Tokenizer):
         existing = self.vocab[token_id] if token_id < len(self.vocab) else b""
         if existing and (to_chars(existing) == token or token_id in special_ids):
             return  # a byte or merged token spelt like it (they share the id: train.py), or an earlier name
-        if existing and existing != data and token_id not in special_ids:
+        if existing and existing != data:
             raise ExplorerError(f"the special token {token!r} has id {token_id}, which is already the token "
                                 f"{existing!r}; give it an id of its own (such as {len(self.vocab)})")
         self._set_bytes(token_id, data)
